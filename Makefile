@@ -1,0 +1,34 @@
+# The README's two commands: `make demo` and `make test`. Both set everything up first.
+VENV ?= .venv
+PY := $(VENV)/bin/python
+SET ?= demo
+JOBS ?= 4
+
+.PHONY: setup venv docker demo test lint bench clean-store
+
+setup: venv docker
+
+venv: $(VENV)/.installed
+
+$(VENV)/.installed: requirements-dev.lock
+	python3 -m venv $(VENV)
+	$(VENV)/bin/pip install -q --disable-pip-version-check --require-hashes -r requirements-dev.lock
+	$(PY) -c "import os, site; open(os.path.join(site.getsitepackages()[0], 'evaluator-local.pth'), 'w').write(os.getcwd() + '\n')"
+	touch $@
+
+docker:
+	@.ci/docker-up
+
+demo: setup
+	$(VENV)/bin/doit lock:$(SET)
+	$(VENV)/bin/doit -n $(JOBS) -P process gold:$(SET)
+
+lint: venv
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
+
+test: setup lint
+	$(PY) -m pytest
+
+bench: setup
+	$(PY) benchmarks/bench_noop.py

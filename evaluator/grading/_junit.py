@@ -1,0 +1,54 @@
+"""Per-test results from a JUnit XML report: the only source of truth for what passed.
+
+Stdout is never read for results; the code under test can print anything it likes.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+from evaluator.errors import AgentError
+
+PASSED, FAILED, ERROR, SKIPPED = "passed", "failed", "error", "skipped"
+_RANK = {PASSED: 0, SKIPPED: 1, FAILED: 2, ERROR: 3}
+
+
+class ReportError(AgentError):
+    """The test report is missing, malformed or contradicts the runner's exit status."""
+
+
+def test_id(classname: str, name: str, file: str | None) -> str:
+    """A pytest node id when the report names the file (xunit1), else `classname::name`."""
+    if file and file.endswith(".py"):
+        module = file[:-3].replace("/", ".")
+        if classname == module:
+            return f"{file}::{name}"
+        if classname.startswith(module + "."):
+            inner = classname[len(module) + 1 :].replace(".", "::")
+            return f"{file}::{inner}::{name}"
+    return f"{classname}::{name}" if classname else name
+
+
+def parse_junit(xml: bytes) -> dict[str, str]:
+    """Map each test id to passed, failed, error or skipped.
+
+    An id reported twice keeps its worst outcome, so a forged extra `<testcase>` cannot turn a
+    failure into a pass.
+    """
+    try:
+        root = ET.fromstring(xml)
+    except ET.ParseError as exc:
+        raise ReportError(f"the JUnit report is not valid XML: {exc}") from None
+    results: dict[str, str] = {}
+    for case in root.iter("testcase"):
+        tid = test_id(case.get("classname", ""), case.get("name", ""), case.get("file"))
+        children = {child.tag for child in case}
+        status = (
+            ERROR if "error" in children
+            else FAILED if "failure" in children
+            else SKIPPED if "skipped" in children
+            else PASSED
+        )
+        if tid not in results or _RANK[status] > _RANK[results[tid]]:
+            results[tid] = status
+    return results

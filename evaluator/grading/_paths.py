@@ -1,0 +1,56 @@
+"""Which repository paths count as tests or test configuration, restored before every grade."""
+
+from __future__ import annotations
+
+import fnmatch
+from pathlib import PurePosixPath
+
+# Files that configure how tests are collected or run, or that Python imports on its own.
+_CONFIG_NAMES = {
+    "conftest.py", "pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml", "noxfile.py",
+    "sitecustomize.py", "usercustomize.py", ".coveragerc", "pytest.toml", ".pytest.ini",
+}
+_TEST_DIRS = {"test", "tests", "testing"}
+_TEST_FILE_GLOBS = ("test_*.py", "*_test.py", "tests.py")
+_META_SUFFIXES = (".dist-info", ".egg-info", ".egg-link", ".pth")
+
+
+def is_protected(path: str, extra_globs: list[str] | tuple[str, ...] = ()) -> bool:
+    """True for test files, test folders, test configuration and import hooks.
+
+    A patch may change them in its sandbox, but grading puts them back as at the base commit,
+    so editing a test (or adding a plugin, a .pth or a sitecustomize) cannot make a test pass.
+    """
+    p = PurePosixPath(path)
+    if any(part in _TEST_DIRS for part in p.parts[:-1]) or p.name in _TEST_DIRS:
+        return True
+    if p.name in _CONFIG_NAMES:
+        return True
+    if any(part.endswith(_META_SUFFIXES) for part in p.parts):
+        return True
+    if any(fnmatch.fnmatch(p.name, g) for g in _TEST_FILE_GLOBS):
+        return True
+    return any(fnmatch.fnmatch(path, g) for g in extra_globs)
+
+
+def patch_paths(patch: bytes) -> list[str]:
+    """Paths a unified/git diff names, read from its headers (before anything is applied)."""
+    paths: set[str] = set()
+    for raw in patch.decode("utf-8", errors="replace").splitlines():
+        for prefix in ("--- a/", "+++ b/", "rename from ", "rename to ", "copy from ", "copy to "):
+            if raw.startswith(prefix):
+                paths.add(raw[len(prefix):].split("\t")[0].strip())
+        if raw.startswith("diff --git a/"):
+            left, _, right = raw[len("diff --git a/"):].partition(" b/")
+            paths.update({left, right})
+    return sorted(p for p in paths if p and p != "/dev/null")
+
+
+def unsafe_paths(paths: list[str]) -> list[str]:
+    """Paths no patch may touch: the git directory, absolute paths, or ones leaving the repo."""
+    bad = []
+    for path in paths:
+        parts = PurePosixPath(path).parts
+        if path.startswith("/") or ".." in parts or ".git" in parts:
+            bad.append(path)
+    return bad

@@ -1,0 +1,89 @@
+"""What a grade depends on, taken from the task and its lock pin, and the grade key."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from evaluator.hashing import hash_json
+from evaluator.lock import Lock, blob_matches
+from evaluator.sandbox import SandboxLimits
+from evaluator.taskset import Task, TaskSet
+from evaluator.version import harness_version
+
+
+@dataclass(frozen=True)
+class GradeSpec:
+    """Everything pinned that a grade of one task needs; hidden test bytes checked against the lock."""
+
+    task_set: str
+    task_id: str
+    image: str
+    workdir: str
+    user: str
+    base_commit: str
+    test_command: str
+    hidden_tests_hash: str
+    fail_to_pass: tuple[str, ...]
+    pass_to_pass: tuple[str, ...]
+    test_files: tuple[str, ...]
+    limits: SandboxLimits
+
+    def key_material(self) -> dict[str, Any]:
+        return {
+            "image": self.image,
+            "base_commit": self.base_commit,
+            "hidden_tests": self.hidden_tests_hash,
+            "test_command": self.test_command,
+            "fail_to_pass": list(self.fail_to_pass),
+            "pass_to_pass": list(self.pass_to_pass),
+            "test_files": list(self.test_files),
+            "user": self.user,
+            "workdir": self.workdir,
+            "limits": asdict(self.limits),
+        }
+
+
+def grade_key(spec: GradeSpec, patch_hash: str, rep: int, grader: str | None = None) -> str:
+    """blake3 of (patch, image, hidden tests, test command, grader version, rep, ...)."""
+    material = {
+        **spec.key_material(),
+        "patch": patch_hash,
+        "grader": grader or harness_version("grader"),
+        "rep": rep,
+    }
+    return hash_json(material)
+
+
+def grade_spec(task_set: TaskSet, task: Task, lock: Lock) -> GradeSpec:
+    pin = lock.pin(task.id)
+    s = task_set.spec.sandbox
+    return GradeSpec(
+        task_set=task_set.name,
+        task_id=task.id,
+        image=pin.image,
+        workdir=task.spec.workdir,
+        user=task.spec.user,
+        base_commit=pin.base_commit,
+        test_command=pin.test_command,
+        hidden_tests_hash=pin.hidden_tests,
+        fail_to_pass=tuple(task.spec.fail_to_pass),
+        pass_to_pass=tuple(task.spec.pass_to_pass),
+        test_files=tuple(task.spec.test_files),
+        limits=SandboxLimits(
+            cpus=s.cpus, memory_mb=s.memory_mb, pids=s.pids, disk_mb=s.disk_mb,
+            exec_timeout_s=s.exec_timeout_s, sandbox_timeout_s=s.sandbox_timeout_s,
+            output_limit_bytes=s.output_limit_bytes,
+        ),
+    )
+
+
+def hidden_test_bytes(task_set: TaskSet, task: Task, lock: Lock) -> dict[str, bytes]:
+    """The hidden test files, each checked against its pin before it is used."""
+    pin = lock.pin(task.id)
+    prefix = task.spec.hidden_tests.rstrip("/") + "/"
+    out = {}
+    for rel, path in task.hidden_test_files().items():
+        pinned = pin.files.get(prefix + rel, "")
+        out[rel] = blob_matches(path.read_bytes(), pinned, f"{path}", task_set.name)
+    return out

@@ -1,0 +1,29 @@
+"""The lock: `lock/<set>.lock` pins images, commits and files; everything downstream reads it."""
+
+from evaluator.lock._model import LOCK_FORMAT, Lock, TaskPin, lock_path, read_lock
+from evaluator.lock._resolve import (
+    DockerPinResolver,
+    PinResolver,
+    blob_matches,
+    hidden_tests_hash,
+    load_locked,
+    lock_problems,
+    resolve_lock,
+    task_files,
+)
+
+__all__ = [
+    "LOCK_FORMAT",
+    "DockerPinResolver",
+    "Lock",
+    "PinResolver",
+    "TaskPin",
+    "blob_matches",
+    "hidden_tests_hash",
+    "load_locked",
+    "lock_path",
+    "lock_problems",
+    "read_lock",
+    "resolve_lock",
+    "task_files",
+]

@@ -1,0 +1,150 @@
+"""Resolve a task set's floating references (image tags, git refs) and check a lock against disk."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Protocol
+
+from evaluator.errors import BadInputError, InfraError, StaleLockError
+from evaluator.hashing import hash_bytes, hash_file, hash_json, tree_files
+from evaluator.lock._model import Lock, TaskPin, lock_path, read_lock
+from evaluator.taskset import Task, TaskSet
+
+_SHA = re.compile(r"^[0-9a-f]{40}$")
+
+
+class PinResolver(Protocol):
+    """Turns names into content pins; the Docker one asks the engine."""
+
+    def image(self, ref: str) -> str:
+        """An immutable reference for `ref`: name@sha256:... or an image id sha256:..."""
+        ...
+
+    def commit(self, image: str, workdir: str, ref: str) -> str:
+        """The 40-hex sha `ref` names in the repository at `workdir` of `image`."""
+        ...
+
+
+class DockerPinResolver:
+    """Resolves against the local Docker engine; never pulls (no registry may be reachable)."""
+
+    def __init__(self, client: Any) -> None:
+        self._client = client
+
+    def image(self, ref: str) -> str:
+        import docker.errors
+
+        try:
+            img = self._client.images.get(ref)
+        except docker.errors.ImageNotFound:
+            raise BadInputError(
+                f"image {ref!r} is not on this Docker engine; build it (`doit images:<set>`) or "
+                f"pull it, then lock again"
+            ) from None
+        except docker.errors.DockerException as exc:
+            raise InfraError(f"Docker engine error while resolving {ref!r}: {exc}") from exc
+        if "@sha256:" in ref:
+            return ref
+        repo = ref.rsplit(":", 1)[0] if ":" in ref.rsplit("/", 1)[-1] else ref
+        for digest in img.attrs.get("RepoDigests") or []:
+            if digest.split("@", 1)[0] == repo:
+                return str(digest)
+        return str(img.id)  # no registry digest: the image id is the content pin on this engine
+
+    def commit(self, image: str, workdir: str, ref: str) -> str:
+        import docker.errors
+
+        cmd = ["git", "-C", workdir, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"]
+        try:
+            out = self._client.containers.run(
+                image, cmd, network_mode="none", cap_drop=["ALL"], remove=True,
+                security_opt=["no-new-privileges"], environment={"GIT_CONFIG_NOSYSTEM": "0"},
+            )
+        except docker.errors.ContainerError:
+            raise BadInputError(
+                f"git ref {ref!r} does not name a commit in {workdir} of image {image}; "
+                f"fix `base_commit` in task.yaml"
+            ) from None
+        except docker.errors.DockerException as exc:
+            raise InfraError(f"Docker engine error while resolving {ref!r}: {exc}") from exc
+        sha = out.decode().strip()
+        if not _SHA.match(sha):
+            raise BadInputError(f"git in {image} answered {sha!r} for {ref!r}, not a commit sha")
+        return sha
+
+
+def task_files(task: Task) -> dict[str, str]:
+    """blake3 of every file in the task folder (caches and bytecode left out)."""
+    return {
+        p.relative_to(task.dir).as_posix(): hash_file(p) for p in tree_files(task.dir)
+    }
+
+
+def hidden_tests_hash(files: dict[str, str], task: Task) -> str:
+    prefix = task.spec.hidden_tests.rstrip("/") + "/"
+    return hash_json(sorted((p[len(prefix):], h) for p, h in files.items() if p.startswith(prefix)))
+
+
+def resolve_lock(task_set: TaskSet, resolver: PinResolver) -> Lock:
+    """Pin every task of the set: image digests, base commits and file hashes."""
+    pins = {}
+    for task in task_set.tasks:
+        spec = task.spec
+        image = resolver.image(spec.image)
+        files = task_files(task)
+        pins[task.id] = TaskPin(
+            image_ref=spec.image,
+            image=image,
+            base_ref=spec.base_commit,
+            base_commit=resolver.commit(image, spec.workdir, spec.base_commit),
+            files=files,
+            hidden_tests=hidden_tests_hash(files, task),
+            test_command=spec.test_command,
+        )
+    return Lock(task_set=task_set.name, set_file=hash_file(task_set.dir / "set.yaml"), tasks=pins)
+
+
+def lock_problems(task_set: TaskSet, lock: Lock) -> list[str]:
+    """Every input of the set that the lock does not pin as it is on disk now."""
+    fix = f"run `doit lock:{task_set.name}`"
+    problems = []
+    if lock.task_set != task_set.name:
+        problems.append(f"the lock is for task set {lock.task_set!r}, not {task_set.name!r}")
+    if hash_file(task_set.dir / "set.yaml") != lock.set_file:
+        problems.append(f"{task_set.dir / 'set.yaml'} changed since the lock: {fix}")
+    ids = {t.id for t in task_set.tasks}
+    for tid in sorted(set(lock.tasks) - ids):
+        problems.append(f"task {tid!r} is in the lock but not in the set: {fix}")
+    for task in task_set.tasks:
+        pin = lock.tasks.get(task.id)
+        if pin is None:
+            problems.append(f"task {task.id!r} is not pinned: {fix}")
+            continue
+        if not pin.image or "sha256:" not in pin.image:
+            problems.append(f"task {task.id!r}: image {pin.image_ref!r} has no digest: {fix}")
+        if task.spec.image != pin.image_ref:
+            problems.append(f"task {task.id!r}: image changed to {task.spec.image!r}: {fix}")
+        if task.spec.base_commit != pin.base_ref or not _SHA.match(pin.base_commit):
+            problems.append(f"task {task.id!r}: base_commit is not pinned to a sha: {fix}")
+        now = task_files(task)
+        for rel in sorted(set(now) | set(pin.files)):
+            if now.get(rel) != pin.files.get(rel):
+                state = "added" if rel not in pin.files else "removed" if rel not in now else "changed"
+                problems.append(f"task {task.id!r}: {rel} {state} since the lock: {fix}")
+    return problems
+
+
+def load_locked(task_set: TaskSet, lock_dir: str = "lock") -> Lock:
+    """The set's lock, or StaleLockError listing every offending input and the fixing command."""
+    lock = read_lock(task_set.name, lock_dir)
+    problems = lock_problems(task_set, lock)
+    if problems:
+        raise StaleLockError(f"{lock_path(task_set.name, lock_dir)} is stale", problems)
+    return lock
+
+
+def blob_matches(data: bytes, pinned: str, what: str, task_set: str) -> bytes:
+    """Check bytes read from disk against their pin before they are used."""
+    if hash_bytes(data) != pinned:
+        raise StaleLockError(f"{what} differs from the lock", [f"run `doit lock:{task_set}`"])
+    return data

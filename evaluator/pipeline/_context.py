@@ -1,0 +1,91 @@
+"""Per-process access to a task set, its lock, the store and the sandboxes.
+
+doit forks workers for `-n N -P process`; Docker clients and SQLite connections must be made in
+the process that uses them, so everything here is built lazily and keyed by pid.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from evaluator.errors import EvalError
+from evaluator.lock import Lock, load_locked
+from evaluator.pipeline._slots import Slots
+from evaluator.store import Store
+from evaluator.taskset import TaskSet, load_task_set
+
+
+def tasks_root() -> Path:
+    """`$EVAL_TASKS`, else `tasks`."""
+    return Path(os.environ.get("EVAL_TASKS", "tasks"))
+
+
+def lock_dir() -> Path:
+    """`$EVAL_LOCK_DIR`, else `lock`."""
+    return Path(os.environ.get("EVAL_LOCK_DIR", "lock"))
+
+
+def discover_sets() -> list[str]:
+    root = tasks_root()
+    if not root.is_dir():
+        return []
+    return sorted(p.parent.name for p in root.glob("*/set.yaml"))
+
+
+@dataclass
+class Loaded:
+    """A set as far as it could be loaded: `error` says why the rest is missing."""
+
+    name: str
+    task_set: TaskSet | None = None
+    lock: Lock | None = None
+    error: EvalError | None = None
+
+
+@functools.cache
+def load(name: str, *, need_lock: bool = True) -> Loaded:
+    try:
+        ts = load_task_set(name, tasks_root())
+    except EvalError as exc:
+        return Loaded(name, error=exc)
+    if not need_lock:
+        return Loaded(name, task_set=ts)
+    try:
+        return Loaded(name, task_set=ts, lock=load_locked(ts, str(lock_dir())))
+    except EvalError as exc:
+        return Loaded(name, task_set=ts, error=exc)
+
+
+_per_pid: dict[tuple[int, str], Any] = {}
+
+
+def _cached(what: str, make: Any) -> Any:
+    key = (os.getpid(), what)
+    if key not in _per_pid:
+        _per_pid[key] = make()
+    return _per_pid[key]
+
+
+def store() -> Store:
+    return _cached("store", Store)  # type: ignore[no-any-return]
+
+
+def sandbox_slots() -> Slots:
+    limit = int(os.environ.get("EVAL_SANDBOXES", "4"))
+    return _cached("slots", lambda: Slots(store().root / "locks", limit))  # type: ignore[no-any-return]
+
+
+def sandboxes() -> Any:
+    from evaluator.sandbox import DockerSandboxes
+
+    return _cached("sandboxes", DockerSandboxes)
+
+
+def docker() -> Any:
+    from evaluator.sandbox import docker_client
+
+    return _cached("docker", docker_client)

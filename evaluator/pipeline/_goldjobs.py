@@ -1,0 +1,89 @@
+"""`gold:<set>`: one doit target per grade rep, one per verdict, and a summary that prints them."""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+from typing import Any
+
+from doit.exceptions import TaskFailed
+
+from evaluator.errors import EvalError
+from evaluator.gold import plan_gold, run_grade, verdicts, write_verdict
+from evaluator.pipeline import _context as ctx
+
+
+def _grade_action(name: str, task_id: str, subject: str, rep: int) -> TaskFailed | None:
+    gc.enable()  # dodo turns GC off to keep no-op runs cheap; real work wants it back
+    from evaluator.grading import DockerGrader
+
+    loaded = ctx.load(name)
+    assert loaded.task_set is not None and loaded.lock is not None
+    plan = next(p for p in plan_gold(loaded.task_set, loaded.lock) if p.task.id == task_id)
+    try:
+        with ctx.sandbox_slots().acquire():
+            rec = run_grade(ctx.store(), DockerGrader(ctx.sandboxes()), loaded.task_set,
+                            loaded.lock, plan, subject, rep)
+    except EvalError as exc:
+        return TaskFailed(f"{task_id} {subject} rep {rep}: {type(exc).__name__}: {exc}")
+    print(f"{task_id:32} {subject:5} rep {rep}: {rec['outcome'] if rec else '?'}")
+    return None
+
+
+def _verdict_action(name: str, task_id: str) -> None:
+    loaded = ctx.load(name)
+    assert loaded.task_set is not None and loaded.lock is not None
+    plan = next(p for p in plan_gold(loaded.task_set, loaded.lock) if p.task.id == task_id)
+    write_verdict(ctx.store(), loaded.task_set, loaded.lock, plan)
+
+
+def format_verdicts(rows: dict[str, dict[str, Any]]) -> str:
+    lines = [f"{'task':34} {'verdict':20} why"]
+    for tid, rec in sorted(rows.items()):
+        fixture = f" [fixture: {rec['fixture']}]" if rec.get("fixture") else ""
+        lines.append(f"{tid:34} {rec['verdict']:20} {rec.get('why', '')}{fixture}")
+    counts: dict[str, int] = {}
+    for rec in rows.values():
+        counts[rec["verdict"]] = counts.get(rec["verdict"], 0) + 1
+    lines.append("totals: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+    return "\n".join(lines)
+
+
+def _summary_action(name: str) -> TaskFailed | None:
+    loaded = ctx.load(name)
+    if loaded.error is not None:
+        return TaskFailed(str(loaded.error))
+    assert loaded.task_set is not None and loaded.lock is not None
+    print(f"gold gate of task set {name!r} (version {loaded.lock.version}):")
+    print(format_verdicts(verdicts(ctx.store(), loaded.task_set, loaded.lock)))
+    return None
+
+
+def gold_tasks(names: list[str]) -> Iterator[dict[str, Any]]:
+    """Yield every grade, verdict and summary target of the sets' gold gates."""
+    store = ctx.store()
+    for name in names:
+        loaded = ctx.load(name)
+        summary: dict[str, Any] = {
+            "basename": "gold", "name": name, "actions": [(_summary_action, [name])],
+            "uptodate": [False], "verbosity": 2, "task_dep": [],
+            "doc": f"grade gold and empty patches of {name} and print each task's verdict",
+        }
+        if loaded.task_set is None or loaded.lock is None:
+            yield summary  # its action reports why the set cannot run
+            continue
+        for plan in plan_gold(loaded.task_set, loaded.lock):
+            tid = plan.task.id
+            grade_names = []
+            for subject, keys in (("gold", plan.gold_keys), ("empty", plan.empty_keys)):
+                for rep, key in enumerate(keys):
+                    grade_name = f"{name}/{tid}/{subject}/{rep}"
+                    grade_names.append(f"grade:{grade_name}")
+                    yield {"basename": "grade", "name": grade_name,
+                           "actions": [(_grade_action, [name, tid, subject, rep])],
+                           "uptodate": [store.has("grade", key)], "verbosity": 2}
+            yield {"basename": "verdict", "name": f"{name}/{tid}",
+                   "actions": [(_verdict_action, [name, tid])], "task_dep": grade_names,
+                   "uptodate": [store.has("verdict", plan.verdict_key)]}
+            summary["task_dep"].append(f"verdict:{name}/{tid}")
+        yield summary

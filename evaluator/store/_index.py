@@ -1,0 +1,88 @@
+"""The SQLite index: a derived, rebuildable view of the JSON records for fast queries."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS records (
+    kind TEXT NOT NULL,
+    key TEXT NOT NULL,
+    task_set TEXT,
+    task_id TEXT,
+    subject TEXT,
+    status TEXT,
+    created REAL,
+    body TEXT NOT NULL,
+    PRIMARY KEY (kind, key)
+);
+CREATE INDEX IF NOT EXISTS records_by_set ON records (kind, task_set, task_id);
+"""
+
+# Columns lifted out of a record for filtering; everything else stays in `body`.
+COLUMNS = ("task_set", "task_id", "subject", "status")
+
+
+class Index:
+    """One connection per process (re-opened after fork), WAL so readers never block writers."""
+
+    def __init__(self, path: Path) -> None:
+        self._path = path
+        self._conn: sqlite3.Connection | None = None
+        self._pid = 0
+
+    def _db(self) -> sqlite3.Connection:
+        if self._conn is None or self._pid != os.getpid():
+            conn = sqlite3.connect(self._path, timeout=60, isolation_level=None)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.executescript(_SCHEMA)
+            self._conn, self._pid = conn, os.getpid()
+        return self._conn
+
+    def add(self, kind: str, key: str, record: dict[str, Any]) -> None:
+        self.add_many([(kind, key, record)])
+
+    def add_many(self, rows: Iterable[tuple[str, str, dict[str, Any]]]) -> None:
+        values = [
+            (kind, key, *(_text(rec.get(c)) for c in COLUMNS), rec.get("created"),
+             json.dumps(rec, sort_keys=True))
+            for kind, key, rec in rows
+        ]
+        db = self._db()
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.executemany("INSERT OR REPLACE INTO records VALUES (?,?,?,?,?,?,?,?)", values)
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    def query(self, kind: str, **where: str) -> Iterator[dict[str, Any]]:
+        unknown = set(where) - set(COLUMNS)
+        if unknown:
+            raise ValueError(f"cannot filter on {sorted(unknown)}; use one of {COLUMNS}")
+        clause = "".join(f" AND {c} = ?" for c in where)
+        sql = f"SELECT body FROM records WHERE kind = ?{clause} ORDER BY key"
+        for (body,) in self._db().execute(sql, (kind, *where.values())):
+            yield json.loads(body)
+
+    def keys(self, kind: str) -> set[str]:
+        return {k for (k,) in self._db().execute("SELECT key FROM records WHERE kind = ?", (kind,))}
+
+    def clear(self) -> None:
+        self._db().execute("DELETE FROM records")
+
+    def close(self) -> None:
+        if self._conn is not None and self._pid == os.getpid():
+            self._conn.close()
+        self._conn = None
+
+
+def _text(value: Any) -> str | None:
+    return None if value is None else str(value)

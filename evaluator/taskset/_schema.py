@@ -1,0 +1,99 @@
+"""The task-set schema: every field typed, documented and strict (unknown keys are errors)."""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+_ID = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
+_PINNED = re.compile(r"^[^@\s]+@sha256:[0-9a-f]{64}$")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+class BuildSpec(_Strict):
+    """How to build a task image locally from files in the task folder."""
+
+    repo: str = Field(description="folder in the task copied to `workdir` and committed once")
+
+
+class SandboxSpec(_Strict):
+    """Limits for every sandbox of the set."""
+
+    cpus: float = Field(1.0, gt=0, description="CPU cores a sandbox may use")
+    memory_mb: int = Field(1024, ge=64, description="memory cap in MiB, swap included")
+    pids: int = Field(256, ge=16, description="most processes and threads at once")
+    disk_mb: int = Field(512, ge=16, description="size of the writable areas (tmpfs) in MiB")
+    exec_timeout_s: float = Field(120, gt=0, description="wall-clock limit of one command")
+    sandbox_timeout_s: float = Field(1800, gt=0, description="wall-clock limit of one sandbox")
+    output_limit_bytes: int = Field(100_000, ge=1024, description="output kept per command")
+
+
+class SetSpec(_Strict):
+    """`tasks/<set>/set.yaml`."""
+
+    name: str = Field(description="the set's name; must equal its folder name")
+    description: str = Field("", description="one line for people")
+    gold_reps: int = Field(3, ge=1, le=50, description="times gold and empty patches are graded")
+    sandbox: SandboxSpec = Field(default_factory=SandboxSpec, description="sandbox limits")
+
+
+class TaskSpec(_Strict):
+    """`tasks/<set>/<task>/task.yaml`."""
+
+    id: str = Field(description="task id; must equal the folder name")
+    image: str = Field(description="image tag, or a pinned reference name@sha256:<64 hex>")
+    build: BuildSpec | None = Field(None, description="how to build `image` locally")
+    workdir: str = Field("/testbed", description="where the repository lives in the image")
+    base_commit: str = Field("HEAD", description="git ref or sha of the base commit")
+    user: str = Field("1000:1000", description="user the sandbox runs as")
+    problem_statement: str = Field(description="file with the bug report the agent sees")
+    hidden_tests: str = Field(description="folder laid over the repository before grading")
+    gold_patch: str = Field(description="file with the reference patch")
+    test_command: str = Field(description="shell command; must contain {junit_xml}")
+    fail_to_pass: list[str] = Field(min_length=1, description="ids that must go fail -> pass")
+    pass_to_pass: list[str] = Field(default_factory=list, description="ids that must keep passing")
+    test_files: list[str] = Field(default_factory=list, description="extra globs restored")
+    fixture: Literal["flaky", "broken-gold"] | None = Field(None, description="gold-gate fixture")
+
+    @field_validator("id")
+    @classmethod
+    def _id_shape(cls, v: str) -> str:
+        if not _ID.match(v):
+            raise ValueError("must match [a-z0-9][a-z0-9._-]* (lower case, digits, . _ -)")
+        return v
+
+    @field_validator("workdir")
+    @classmethod
+    def _absolute(cls, v: str) -> str:
+        if not v.startswith("/") or ".." in v.split("/"):
+            raise ValueError("must be an absolute path inside the image without '..'")
+        return v
+
+    @field_validator("test_command")
+    @classmethod
+    def _has_junit(cls, v: str) -> str:
+        if "{junit_xml}" not in v:
+            raise ValueError("must contain {junit_xml}: where the runner writes its JUnit report")
+        return v
+
+    @field_validator("fail_to_pass", "pass_to_pass")
+    @classmethod
+    def _unique_ids(cls, v: list[str]) -> list[str]:
+        dupes = sorted({t for t in v if v.count(t) > 1})
+        if dupes:
+            raise ValueError(f"duplicate test ids: {', '.join(dupes)}")
+        return v
+
+    @property
+    def image_is_pinned(self) -> bool:
+        return bool(_PINNED.match(self.image))
+
+
+def field_docs(model: type[BaseModel]) -> dict[str, str]:
+    """One line of documentation per field, for README tables and error messages."""
+    return {name: f.description or "" for name, f in model.model_fields.items()}

@@ -1,0 +1,41 @@
+"""Harness versions: a hash of exactly the code and dependencies that can change a target's outcome.
+
+A grade's key holds the grader version (grading and sandbox code plus the dependency lock), so two
+machines that agree on a key ran the same grader, and editing report code never invalidates a grade.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+from evaluator.hashing import hash_file, hash_json
+
+_PACKAGE = Path(__file__).resolve().parent
+_ROOT = _PACKAGE.parent
+
+# Which parts of the harness each kind of target depends on.
+_COMPONENTS: dict[str, tuple[str, ...]] = {
+    "grader": ("grading", "sandbox", "hashing.py", "version.py"),
+    "attempt": ("agents", "model", "sandbox", "attempts", "policy", "hashing.py", "version.py"),
+}
+
+
+@functools.cache
+def harness_version(component: str) -> str:
+    """Hex blake3 of the source files of `component` and of `requirements.lock`."""
+    try:
+        parts = _COMPONENTS[component]
+    except KeyError:
+        raise ValueError(f"unknown harness component {component!r}; use one of {sorted(_COMPONENTS)}")
+    files: list[Path] = []
+    for part in parts:
+        path = _PACKAGE / part
+        files.extend(sorted(path.rglob("*.py")) if path.is_dir() else [path] if path.exists() else [])
+    lock = _ROOT / "requirements.lock"
+    entries = [[f.relative_to(_ROOT).as_posix(), hash_file(f)] for f in files]
+    entries.append(["requirements.lock", hash_file(lock) if lock.exists() else None])
+    return hash_json([component, entries])[:32]
+
+
+__all__ = ["harness_version"]
