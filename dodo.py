@@ -2,6 +2,8 @@
 
     doit lock:<set>    pin images, commits and files in lock/<set>.lock
     doit gold:<set>    grade gold and empty patches K times, print each task's verdict
+    doit plan:<set>    list the attempts eval would run and their estimated cost
+    doit eval:<set>    run the agents on the valid tasks, grade, print a summary
 """
 
 import gc
@@ -29,3 +31,13 @@ def task_lock():
 def task_gold():
     """Grade gold and empty patches K times per task and print each task's verdict."""
     yield from pipeline.gold_tasks(SETS)
+
+
+def task_eval():
+    """Run the configured agents on every valid task, grade the patches, print a summary."""
+    yield from pipeline.eval_tasks(SETS)
+
+
+def task_plan():
+    """List the attempts `doit eval:<set>` would run and their estimated cost; runs nothing."""
+    yield from pipeline.plan_tasks(SETS)

@@ -9,6 +9,7 @@ import tempfile
 from typing import Any
 
 from evaluator.pipeline._context import discover_sets
+from evaluator.pipeline._evaljobs import eval_tasks, plan_tasks
 from evaluator.pipeline._goldjobs import format_verdicts, gold_tasks
 from evaluator.pipeline._lockjobs import image_tasks, lock_tasks
 from evaluator.pipeline._reporter import QuietReporter
@@ -43,8 +44,10 @@ __all__ = [
     "Slots",
     "discover_sets",
     "doit_config",
+    "eval_tasks",
     "format_verdicts",
     "gold_tasks",
     "image_tasks",
     "lock_tasks",
+    "plan_tasks",
 ]

@@ -8,7 +8,7 @@ from typing import Any
 
 from doit.exceptions import TaskFailed
 
-from evaluator.errors import EvalError
+from evaluator.errors import EvalError, InfraError
 from evaluator.gold import plan_gold, run_grade, verdicts, write_verdict
 from evaluator.pipeline import _context as ctx
 
@@ -24,6 +24,9 @@ def _grade_action(name: str, task_id: str, subject: str, rep: int) -> TaskFailed
         with ctx.sandbox_slots().acquire():
             rec = run_grade(ctx.store(), DockerGrader(ctx.sandboxes()), loaded.task_set,
                             loaded.lock, plan, subject, rep)
+    except InfraError as exc:
+        print(f"{task_id} {subject} rep {rep}: infra error, retried next run: {exc}")
+        return None
     except EvalError as exc:
         return TaskFailed(f"{task_id} {subject} rep {rep}: {type(exc).__name__}: {exc}")
     print(f"{task_id:32} {subject:5} rep {rep}: {rec['outcome'] if rec else '?'}")
@@ -55,7 +58,12 @@ def _summary_action(name: str) -> TaskFailed | None:
         return TaskFailed(str(loaded.error))
     assert loaded.task_set is not None and loaded.lock is not None
     print(f"gold gate of task set {name!r} (version {loaded.lock.version}):")
-    print(format_verdicts(verdicts(ctx.store(), loaded.task_set, loaded.lock)))
+    rows = verdicts(ctx.store(), loaded.task_set, loaded.lock)
+    print(format_verdicts(rows))
+    undecided = [t for t, r in rows.items() if r["verdict"] == "incomplete"]
+    if undecided:
+        return TaskFailed(f"{len(undecided)} task(s) undecided (infra errors); run "
+                          f"`doit gold:{name}` again to retry them")
     return None
 
 

@@ -1,0 +1,45 @@
+"""Agents: configs as data, the AgentContext seam, and the reference bash-only agent."""
+
+from evaluator.agents._config import (
+    Agent,
+    AgentSpec,
+    LimitSpec,
+    ModelSpec,
+    PromptSpec,
+    SamplingSpec,
+    load_agent,
+    resolve_entry_point,
+)
+from evaluator.agents._protocol import (
+    AgentContext,
+    AgentFn,
+    AttemptEnd,
+    CostLimit,
+    FormatErrors,
+    StepLimit,
+    Submitted,
+    WallClockLimit,
+)
+from evaluator.agents._reference import SUBMIT, parse_action, reference_agent
+
+__all__ = [
+    "SUBMIT",
+    "Agent",
+    "AgentContext",
+    "AgentFn",
+    "AgentSpec",
+    "AttemptEnd",
+    "CostLimit",
+    "FormatErrors",
+    "LimitSpec",
+    "ModelSpec",
+    "PromptSpec",
+    "SamplingSpec",
+    "StepLimit",
+    "Submitted",
+    "WallClockLimit",
+    "load_agent",
+    "parse_action",
+    "reference_agent",
+    "resolve_entry_point",
+]

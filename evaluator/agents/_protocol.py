@@ -1,0 +1,63 @@
+"""The seam between the harness and an agent, and the typed ways an attempt ends.
+
+An external agent is any callable `fn(ctx: AgentContext) -> None` named in agent.yaml as
+`module:callable`. It runs commands through `ctx.sandbox`, asks `ctx.model`, calls
+`ctx.record_step` after each step, and ends by returning or raising one of the exits below.
+The harness then takes the patch from the sandbox (a diff against the base commit).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from evaluator.errors import AgentError
+from evaluator.model import ModelClient
+from evaluator.sandbox import Sandbox
+
+
+class AttemptEnd(AgentError):
+    """Ends an attempt; `exit_reason` is what the record and reports show."""
+
+    exit_reason = "ended"
+
+
+class Submitted(AttemptEnd):
+    exit_reason = "submitted"
+
+
+class StepLimit(AttemptEnd):
+    exit_reason = "step_limit"
+
+
+class WallClockLimit(AttemptEnd):
+    exit_reason = "wall_clock_limit"
+
+
+class CostLimit(AttemptEnd):
+    exit_reason = "cost_limit"
+
+
+class FormatErrors(AttemptEnd):
+    exit_reason = "format_errors"
+
+
+@dataclass
+class AgentContext:
+    """What an agent gets for one attempt."""
+
+    sandbox: Sandbox
+    model: ModelClient
+    problem_statement: str
+    workdir: str
+    seed: int
+    temperature: float
+    max_tokens: int | None
+    limits: Any  # evaluator.agents.LimitSpec
+    prompts: dict[str, str]
+    record_step: Callable[[str, str, dict[str, Any]], None]  # (action, observation, extra)
+
+
+class AgentFn(Protocol):
+    def __call__(self, ctx: AgentContext) -> None: ...

@@ -1,0 +1,39 @@
+"""Attempts: one agent on one task for one sample, keyed, run in a sandbox, stored once."""
+
+from evaluator.attempts._config import Concurrency, EvalSpec, load_eval
+from evaluator.attempts._key import attempt_key, attempt_material, attempt_seed
+from evaluator.attempts._plan import (
+    EvalPlan,
+    PlannedAttempt,
+    estimate_cost,
+    plan_eval,
+    quarantined,
+)
+from evaluator.attempts._result import FAILED, POLICY, RESOLVED, grade_attempt
+from evaluator.attempts._summary import attempt_status, format_summary, summarize
+from evaluator.attempts._run import Trajectory, extract_patch, provenance, run_attempt
+
+__all__ = [
+    "FAILED",
+    "POLICY",
+    "RESOLVED",
+    "EvalPlan",
+    "PlannedAttempt",
+    "attempt_status",
+    "estimate_cost",
+    "format_summary",
+    "summarize",
+    "grade_attempt",
+    "plan_eval",
+    "quarantined",
+    "Concurrency",
+    "EvalSpec",
+    "Trajectory",
+    "attempt_key",
+    "attempt_material",
+    "attempt_seed",
+    "extract_patch",
+    "load_eval",
+    "provenance",
+    "run_attempt",
+]

@@ -1,0 +1,52 @@
+"""`evals/<set>.yaml`: which agents run on a set, how often, within which budget and bounds."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from evaluator.errors import BadInputError
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+class Concurrency(_Strict):
+    sandboxes: int = Field(4, ge=1, le=256, description="sandboxes in use at once")
+    model_requests: int = Field(8, ge=1, le=1024, description="model requests in flight at once")
+
+
+class EvalSpec(_Strict):
+    """`evals/<set>.yaml`."""
+
+    task_set: str = Field(description="the task set; must equal the file's name")
+    agents: list[str] = Field(min_length=1, description="agent names under agents/")
+    baseline: str | None = Field(None, description="agent every other is compared against")
+    samples: int = Field(1, ge=1, le=100, description="attempts per agent and task")
+    budget_usd: float | None = Field(None, gt=0, description="cap on dollars per invocation")
+    retry_budget: int = Field(3, ge=1, description="infra errors before an attempt is quarantined")
+    sandbox_usd_per_hour: float = Field(0.0, ge=0, description="price of one sandbox hour")
+    prices: str | None = Field(None, description="price table file (YAML), relative to evals/")
+    concurrency: Concurrency = Field(default_factory=Concurrency, description="bounds")
+
+
+def load_eval(task_set: str, root: str | Path = "evals") -> EvalSpec:
+    path = Path(root) / f"{task_set}.yaml"
+    if not path.is_file():
+        raise BadInputError(f"no eval config for task set {task_set!r}: create {path} "
+                            "(see evals/demo.yaml)")
+    try:
+        spec = EvalSpec.model_validate(yaml.safe_load(path.read_text()))
+    except yaml.YAMLError as exc:
+        raise BadInputError(f"{path}: not valid YAML: {exc}") from None
+    except ValidationError as exc:
+        lines = [f"{path}: field '{'.'.join(map(str, e['loc']))}': {e['msg']}" for e in exc.errors()]
+        raise BadInputError("\n".join(lines)) from None
+    if spec.task_set != task_set:
+        raise BadInputError(f"{path}: field 'task_set': is {spec.task_set!r}, must be {task_set!r}")
+    if spec.baseline is not None and spec.baseline not in spec.agents:
+        raise BadInputError(f"{path}: field 'baseline': {spec.baseline!r} is not in agents")
+    return spec

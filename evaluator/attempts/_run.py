@@ -1,0 +1,117 @@
+"""Run one attempt: a sandbox from the pinned digest, the agent, then the patch out of it."""
+
+from __future__ import annotations
+
+import functools
+import shlex
+import subprocess
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from evaluator.agents import Agent, AgentContext, AttemptEnd, resolve_entry_point
+from evaluator.errors import InfraError
+from evaluator.hashing import canonical_json
+from evaluator.lock import TaskPin
+from evaluator.model import ModelClient
+from evaluator.sandbox import DockerSandboxes, Sandbox, SandboxLimits
+from evaluator.store import Store
+from evaluator.taskset import Task
+from evaluator.version import harness_version
+
+_PATCH_CAP = 10_000_000
+# Every knob that could make `git diff` run a program or rewrite its output is switched off.
+_GIT = ("git -c core.hooksPath=/dev/null -c core.fsmonitor=false -c diff.external= "
+        "-c core.attributesFile=/dev/null")
+
+
+@functools.cache
+def provenance() -> dict[str, Any]:
+    """Our own git commit and whether the tree had uncommitted changes."""
+    def git(*args: str) -> str:
+        try:
+            return subprocess.run(["git", *args], capture_output=True, text=True,
+                                  timeout=10).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            return ""
+    return {"git_commit": git("rev-parse", "HEAD") or None,
+            "git_dirty": bool(git("status", "--porcelain", "--untracked-files=no")),
+            "harness_version": harness_version("attempt")}
+
+
+@dataclass
+class Trajectory:
+    """Steps saved to the store after every step: (n, action, observation ref, usage)."""
+
+    store: Store
+    key: str
+    steps: list[dict[str, Any]] = field(default_factory=list)
+
+    def record(self, action: str, observation: str, extra: dict[str, Any]) -> None:
+        ref = self.store.put_blob(observation.encode())
+        self.steps.append({"n": len(self.steps), "action": action, "observation": ref,
+                           "t": round(time.time(), 3), **extra})
+        self.store.write_derived(f"trajectories/{self.key}.json",
+                                 canonical_json({"key": self.key, "steps": self.steps}))
+
+    def usage(self) -> dict[str, float]:
+        return {k: sum(s.get(k, 0) for s in self.steps)
+                for k in ("prompt_tokens", "completion_tokens", "cost_usd")}
+
+
+def extract_patch(sb: Sandbox, workdir: str, base_commit: str) -> bytes:
+    out = f"/tmp/.patch-{base_commit[:12]}"
+    r = sb.exec(f"{_GIT} add -A . && {_GIT} diff --cached --binary --no-ext-diff --no-textconv "
+                f"--no-color {shlex.quote(base_commit)} > {out}", workdir=workdir, timeout_s=120)
+    if r.exit_code != 0:
+        return b""  # the agent broke the repository (say, removed .git): nothing to grade
+    return sb.read_file(out, max_bytes=_PATCH_CAP)
+
+
+def run_attempt(*, store: Store, sandboxes: DockerSandboxes, model: ModelClient, agent: Agent,
+                task: Task, pin: TaskPin, limits: SandboxLimits, key: str, seed: int,
+                sandbox_usd_per_hour: float = 0.0) -> dict[str, Any]:
+    """Run the agent on the task and return the attempt record (not yet stored).
+
+    InfraError (model endpoint, Docker) propagates: the caller records it as an error, never as
+    an agent failure. So does any crash of the agent code, wrapped as InfraError.
+    """
+    traj = Trajectory(store, key)
+    started, t0 = time.time(), time.monotonic()
+    exit_reason, detail = "returned", ""
+    with sandboxes.open(pin.image, limits, user=task.spec.user, workdir=task.spec.workdir,
+                        purpose="attempt") as sb:
+        r = sb.exec(f"git checkout -q --detach {shlex.quote(pin.base_commit)}",
+                    workdir=task.spec.workdir)
+        if r.exit_code != 0:
+            raise InfraError(f"cannot check out {pin.base_commit} in {pin.image}: {r.output[-300:]}")
+        ctx = AgentContext(
+            sandbox=sb, model=model, problem_statement=task.problem_statement,
+            workdir=task.spec.workdir, seed=seed, temperature=agent.spec.sampling.temperature,
+            max_tokens=agent.spec.sampling.max_tokens, limits=agent.spec.limits,
+            prompts=agent.prompts, record_step=traj.record,
+        )
+        try:
+            resolve_entry_point(agent.spec.entry_point)(ctx)
+        except AttemptEnd as end:
+            exit_reason, detail = end.exit_reason, str(end)
+        except InfraError:
+            raise
+        except Exception as exc:  # a crash in agent code is not the model's failure
+            raise InfraError(f"agent code crashed: {type(exc).__name__}: {exc}") from exc
+        patch = extract_patch(sb, task.spec.workdir, pin.base_commit)
+    sandbox_s = time.monotonic() - t0
+    usage = traj.usage()
+    sandbox_usd = sandbox_s / 3600 * sandbox_usd_per_hour
+    return {
+        "subject": agent.name, "patch": store.put_blob(patch), "patch_bytes": len(patch),
+        "trajectory": store.put_blob(canonical_json({"key": key, "steps": traj.steps})),
+        "actions": [s["action"] for s in traj.steps], "steps": len(traj.steps),
+        "exit_reason": exit_reason, "exit_detail": detail, "seed": seed,
+        "usage": {"prompt_tokens": usage["prompt_tokens"],
+                  "completion_tokens": usage["completion_tokens"]},
+        "cost": {"model_usd": round(usage["cost_usd"], 6), "sandbox_usd": round(sandbox_usd, 6),
+                 "total_usd": round(usage["cost_usd"] + sandbox_usd, 6),
+                 "sandbox_s": round(sandbox_s, 3)},
+        "started": started, "finished": time.time(), "provenance": provenance(),
+    }

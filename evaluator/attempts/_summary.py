@@ -1,0 +1,43 @@
+"""Where an eval stands: per agent, planned, done, resolved, failed, policy, errors, cost."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from evaluator.attempts._plan import EvalPlan, quarantined
+from evaluator.store import Store
+
+
+def attempt_status(store: Store, plan: EvalPlan, pa: Any) -> tuple[str, dict[str, Any] | None]:
+    """(status, result record): pending, error, quarantined, ungraded, or the result's status."""
+    attempt = store.get("attempt", pa.key)
+    if attempt is None:
+        if quarantined(store, plan.spec, pa.key):
+            return "quarantined", None
+        return ("error" if store.error_count("attempt", pa.key) else "pending"), None
+    result = store.get("result", pa.result_key(attempt["patch"]))
+    return (result["status"], result) if result else ("ungraded", None)
+
+
+def summarize(store: Store, plan: EvalPlan) -> list[dict[str, Any]]:
+    rows = {name: {"agent": name, "planned": 0, "resolved": 0, "failed": 0, "policy": 0,
+                   "pending": 0, "ungraded": 0, "error": 0, "quarantined": 0, "cost_usd": 0.0,
+                   "simulated": agent.simulated}
+            for name, agent in plan.agents.items()}
+    for pa in plan.attempts:
+        row = rows[pa.agent.name]
+        row["planned"] += 1
+        status, result = attempt_status(store, plan, pa)
+        row[status] += 1
+        if result is not None:
+            row["cost_usd"] = round(row["cost_usd"] + result["cost"]["total_usd"], 6)
+    return list(rows.values())
+
+
+def format_summary(rows: list[dict[str, Any]]) -> str:
+    cols = ("planned", "resolved", "failed", "policy", "pending", "error", "quarantined")
+    out = [f"{'agent':22}" + "".join(f"{c:>12}" for c in cols) + f"{'cost':>12}"]
+    for r in rows:
+        name = r["agent"] + (" (simulated)" if r["simulated"] else "")
+        out.append(f"{name:22}" + "".join(f"{r[c]:>12}" for c in cols) + f"{r['cost_usd']:>12.4f}")
+    return "\n".join(out)

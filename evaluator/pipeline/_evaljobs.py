@@ -1,0 +1,220 @@
+"""`eval:<set>` and `plan:<set>`: one attempt target and one grade target per planned attempt."""
+
+from __future__ import annotations
+
+import functools
+import gc
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from doit.exceptions import TaskFailed
+
+from evaluator.attempts import (
+    EvalPlan,
+    estimate_cost,
+    grade_attempt,
+    load_eval,
+    plan_eval,
+    quarantined,
+    run_attempt,
+)
+from evaluator.errors import EvalError, InfraError
+from evaluator.pipeline import _context as ctx
+from evaluator.pipeline._budget import Budget
+from evaluator.pipeline._slots import Slots
+
+_SIM_ENV = "EVAL_SIMULATED_URL"
+_INVOCATION_ENV = "EVAL_INVOCATION"
+
+
+def evals_root() -> Path:
+    return Path(os.environ.get("EVAL_EVALS", "evals"))
+
+
+def agents_root() -> Path:
+    return Path(os.environ.get("EVAL_AGENTS", "agents"))
+
+
+@functools.cache
+def _plan(name: str) -> EvalPlan:
+    loaded = ctx.load(name)
+    if loaded.error is not None:
+        raise loaded.error
+    assert loaded.task_set is not None and loaded.lock is not None
+    spec = load_eval(name, evals_root())
+    return plan_eval(loaded.task_set, loaded.lock, spec, ctx.store(), agents_root())
+
+
+def _budget(plan: EvalPlan) -> Budget:
+    invocation = os.environ.get(_INVOCATION_ENV, str(os.getpid()))
+    path = ctx.store().root / "budget" / f"{plan.task_set.name}-{invocation}.json"
+    return Budget(path, plan.spec.budget_usd)
+
+
+def _model(plan: EvalPlan, agent_name: str) -> Any:
+    from evaluator.model import OpenAIClient, Prices
+
+    agent = plan.agents[agent_name]
+    m = agent.spec.model
+    url = os.environ.get(_SIM_ENV, "") if agent.simulated else m.endpoint
+    if not url:
+        raise InfraError("no simulated endpoint is running for this process")
+    prices = Prices.load(evals_root() / plan.spec.prices) if plan.spec.prices else Prices()
+    slots = Slots(ctx.store().root / "locks", plan.spec.concurrency.model_requests, "model")
+    return OpenAIClient(url, m.id, api_key_env=m.api_key_env, timeout_s=m.timeout_s,
+                        max_retries=m.max_retries, prices=prices,
+                        max_in_flight=plan.spec.concurrency.model_requests, limiter=slots.acquire)
+
+
+def _attempt_action(name: str, label: str) -> TaskFailed | None:
+    gc.enable()
+    plan = _plan(name)
+    pa = plan.find(label)
+    store = ctx.store()
+    if store.has("attempt", pa.key) or quarantined(store, plan.spec, pa.key):
+        return None
+    budget = _budget(plan)
+    estimate, _ = estimate_cost(store, pa.agent)
+    if not budget.reserve(estimate):
+        print(f"{label}: not started, the budget of ${plan.spec.budget_usd} per run is reached "
+              f"(spent plus in flight); raise budget_usd to go on")
+        return None
+    actual = 0.0
+    try:
+        with Slots(store.root / "locks", plan.spec.concurrency.sandboxes).acquire():
+            rec = run_attempt(
+                store=store, sandboxes=ctx.sandboxes(), model=_model(plan, pa.agent.name),
+                agent=pa.agent, task=pa.task, pin=plan.lock.pin(pa.task.id),
+                limits=pa.grade_spec.limits, key=pa.key, seed=pa.seed,
+                sandbox_usd_per_hour=plan.spec.sandbox_usd_per_hour)
+        actual = rec["cost"]["total_usd"]
+        store.put("attempt", pa.key, {
+            **rec, "task_set": name, "task_id": pa.task.id, "sample_idx": pa.sample_idx,
+            "status": "done", "lock_version": plan.lock.version, "simulated": pa.agent.simulated,
+            "agent": {"name": pa.agent.name, "identity": pa.agent.identity,
+                      "prompt_hash": pa.agent.prompt_hash, "model": pa.agent.spec.model.id},
+        })
+    except EvalError as exc:
+        store.put_error("attempt", pa.key, {"cause": type(exc).__name__, "message": str(exc),
+                                            "task_id": pa.task.id, "subject": pa.agent.name})
+        print(f"{label}: infra error, retried next run: {type(exc).__name__}: {exc}")
+    finally:
+        budget.settle(estimate, actual)
+    return None
+
+
+def _grade_action(name: str, label: str) -> TaskFailed | None:
+    gc.enable()
+    from evaluator.grading import DockerGrader
+
+    plan = _plan(name)
+    pa = plan.find(label)
+    store = ctx.store()
+    attempt = store.get("attempt", pa.key)
+    if attempt is None:
+        return None  # quarantined or refused by the budget: nothing to grade
+    try:
+        with Slots(store.root / "locks", plan.spec.concurrency.sandboxes).acquire():
+            grade_attempt(store, DockerGrader(ctx.sandboxes()), plan, pa, attempt)
+    except EvalError as exc:
+        print(f"{label}: grading failed, retried next run: {type(exc).__name__}: {exc}")
+    return None
+
+
+def _summary_action(name: str) -> TaskFailed | None:
+    from evaluator.attempts import format_summary, summarize
+
+    try:
+        plan = _plan(name)
+    except EvalError as exc:
+        return TaskFailed(str(exc))
+    print(f"eval of task set {name!r} (version {plan.lock.version}), "
+          f"{plan.spec.samples} sample(s) per task, {len(plan.excluded)} task(s) excluded by "
+          f"the gold gate:")
+    rows = summarize(ctx.store(), plan)
+    print(format_summary(rows))
+    state = _budget(plan).state()
+    if state.get("refused"):
+        print(f"budget: {state['refused']} attempt(s) not started, cap ${plan.spec.budget_usd} "
+              f"reached")
+    unfinished = sum(r["pending"] + r["error"] + r["ungraded"] for r in rows)
+    if unfinished:
+        return TaskFailed(f"{unfinished} attempt(s) unfinished (infra errors or budget); "
+                          f"run `doit eval:{name}` again to retry them")
+    return None
+
+
+def _plan_action(name: str) -> TaskFailed | None:
+    try:
+        plan = _plan(name)
+    except EvalError as exc:
+        return TaskFailed(str(exc))
+    store = ctx.store()
+    todo = [pa for pa in plan.attempts
+            if not store.has("attempt", pa.key) and not quarantined(store, plan.spec, pa.key)]
+    total = 0.0
+    for pa in todo:
+        cost, how = estimate_cost(store, pa.agent)
+        total += cost
+        print(f"would run {pa.label:60} ~${cost:.4f} ({how})")
+    print(f"{len(todo)} of {len(plan.attempts)} attempts would run; estimated cost ${total:.4f}"
+          + (f"; budget per run ${plan.spec.budget_usd}" if plan.spec.budget_usd else ""))
+    return None
+
+
+def _ensure_simulated(plan: EvalPlan) -> None:
+    """Start one simulated endpoint in the parent; forked workers inherit its address."""
+    if os.environ.get(_SIM_ENV) or not any(a.simulated for a in plan.agents.values()):
+        return
+    import atexit
+
+    from evaluator.simulated import start_simulated_endpoint
+
+    endpoint = start_simulated_endpoint(ctx.tasks_root(), os.environ.get("EVAL_SIMULATED_CONFIG"))
+    atexit.register(endpoint.close)
+    os.environ[_SIM_ENV] = endpoint.base_url
+
+
+def eval_tasks(names: list[str]) -> Iterator[dict[str, Any]]:
+    """Yield attempt, grade, summary and plan targets for every set with an evals/<set>.yaml."""
+    store = ctx.store()
+    os.environ.setdefault(_INVOCATION_ENV, str(os.getpid()))
+    for name in names:
+        if not (evals_root() / f"{name}.yaml").is_file():
+            continue
+        summary: dict[str, Any] = {
+            "basename": "eval", "name": name, "actions": [(_summary_action, [name])],
+            "uptodate": [False], "verbosity": 2, "task_dep": [],
+            "doc": f"run every configured agent on the valid tasks of {name}, grade, summarise"}
+        try:
+            plan = _plan(name)
+        except EvalError:
+            yield summary  # its action reports why
+            continue
+        pending = False
+        for pa in plan.attempts:
+            attempt = store.get("attempt", pa.key)
+            done = attempt is not None or quarantined(store, plan.spec, pa.key)
+            graded = attempt is not None and store.has("result", pa.result_key(attempt["patch"]))
+            pending = pending or not done
+            base = f"{name}/{pa.label}"
+            yield {"basename": "attempt", "name": base, "uptodate": [done],
+                   "actions": [(_attempt_action, [name, pa.label])], "verbosity": 2}
+            yield {"basename": "evalgrade", "name": base, "uptodate": [graded or (
+                   done and attempt is None)], "task_dep": [f"attempt:{base}"],
+                   "actions": [(_grade_action, [name, pa.label])], "verbosity": 2}
+            summary["task_dep"].append(f"evalgrade:{base}")
+        if pending and any(a.startswith(("eval", "attempt")) for a in sys.argv[1:]):
+            _ensure_simulated(plan)
+        yield summary
+
+
+def plan_tasks(names: list[str]) -> Iterator[dict[str, Any]]:
+    for name in names:
+        if (evals_root() / f"{name}.yaml").is_file():
+            yield {"name": name, "actions": [(_plan_action, [name])], "uptodate": [False],
+                   "verbosity": 2,
+                   "doc": f"list the attempts of {name} that would run and their estimated cost"}

@@ -1,0 +1,23 @@
+"""Policy checks (cheat detection) applied to an attempt before it can count as resolved."""
+
+from evaluator.policy._checks import (
+    DIGS_GIT_HISTORY,
+    READS_LEAK_PATHS,
+    TOUCHES_HIDDEN_TESTS,
+    TOUCHES_TEST_CONFIG,
+    TOUCHES_TESTS,
+    Violation,
+    check_patch,
+    check_trajectory,
+)
+
+__all__ = [
+    "DIGS_GIT_HISTORY",
+    "READS_LEAK_PATHS",
+    "TOUCHES_HIDDEN_TESTS",
+    "TOUCHES_TESTS",
+    "TOUCHES_TEST_CONFIG",
+    "Violation",
+    "check_patch",
+    "check_trajectory",
+]
