@@ -57,7 +57,7 @@ _SKIP_DIRS = {"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"}
 
 def tree_files(root: str | os.PathLike[str]) -> list[Path]:
     """Every file below `root` that counts for its hash, sorted."""
-    out = []
+    out: list[Path] = []
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = [d for d in dirnames if d not in _SKIP_DIRS]
         out.extend(Path(dirpath) / name for name in filenames if not name.endswith(".pyc"))

@@ -20,6 +20,9 @@ from evaluator.taskset import Task
 from evaluator.version import harness_version
 
 _PATCH_CAP = 10_000_000
+# Bytecode and tool caches that running the tests leaves behind are not part of a fix.
+_NOT_CACHES = " ".join(f"':(exclude,glob){p}'" for p in (
+    "**/__pycache__/**", "**/*.pyc", "**/.pytest_cache/**", "**/.mypy_cache/**", "**/.ruff_cache/**"))
 # Every knob that could make `git diff` run a program or rewrite its output is switched off.
 _GIT = ("git -c core.hooksPath=/dev/null -c core.fsmonitor=false -c diff.external= "
         "-c core.attributesFile=/dev/null")
@@ -61,8 +64,9 @@ class Trajectory:
 
 def extract_patch(sb: Sandbox, workdir: str, base_commit: str) -> bytes:
     out = f"/tmp/.patch-{base_commit[:12]}"
-    r = sb.exec(f"{_GIT} add -A . && {_GIT} diff --cached --binary --no-ext-diff --no-textconv "
-                f"--no-color {shlex.quote(base_commit)} > {out}", workdir=workdir, timeout_s=120)
+    r = sb.exec(f"{_GIT} add -A -- . {_NOT_CACHES} && {_GIT} diff --cached --binary --no-ext-diff "
+                f"--no-textconv --no-color {shlex.quote(base_commit)} > {out}",
+                workdir=workdir, timeout_s=120)
     if r.exit_code != 0:
         return b""  # the agent broke the repository (say, removed .git): nothing to grade
     return sb.read_file(out, max_bytes=_PATCH_CAP)

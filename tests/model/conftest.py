@@ -1,0 +1,149 @@
+"""A scripted OpenAI-shaped server on loopback: each request takes the next action from a queue."""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+from evaluator.model import OpenAIClient, Prices
+
+MESSAGES = [{"role": "system", "content": "be brief"}, {"role": "user", "content": "fix it"}]
+PRICES = Prices.from_mapping({"m-1": {"input_per_mtok": 2.0, "output_per_mtok": 8.0}})
+OK_BODY = {
+    "model": "m-1",
+    "system_fingerprint": "fp_real",
+    "choices": [{"index": 0, "message": {"role": "assistant", "content": "```bash\nls\n```"}}],
+    "usage": {"prompt_tokens": 1000, "completion_tokens": 500},
+}
+
+
+class FakeEndpoint:
+    """Actions: ok, 429:<retry-after>, 500, 503, 400, 401 (echoes the auth header), malformed,
+    nochoices, drop, slow. An empty queue answers ok."""
+
+    def __init__(self, port: int = 0) -> None:
+        self.actions: deque[str] = deque()
+        self.requests: list[dict[str, Any]] = []
+        self.hold_s = 0.0
+        self.in_flight = self.max_in_flight = 0
+        self._lock = threading.Lock()
+        self.server = ThreadingHTTPServer(("127.0.0.1", port), _handler(self))
+        self.server.daemon_threads = True
+        self.base_url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        threading.Thread(target=self.server.serve_forever, args=(0.02,), daemon=True).start()
+
+    def script(self, *actions: str) -> None:
+        self.actions.extend(actions)
+
+    def next_action(self, headers: dict[str, str], body: bytes) -> str:
+        with self._lock:
+            self.requests.append({"headers": headers, "body": json.loads(body)})
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            action = self.actions.popleft() if self.actions else "ok"
+        time.sleep(self.hold_s)
+        with self._lock:
+            self.in_flight -= 1
+        return action
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def _handler(fake: FakeEndpoint) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers["Content-Length"]))
+            action = fake.next_action(dict(self.headers), body)
+            if action == "drop":
+                self.close_connection = True
+                return
+            if action == "slow":
+                time.sleep(1.0)
+            kind, _, arg = action.partition(":")
+            if kind in ("ok", "slow"):
+                self._send(200, json.dumps(OK_BODY).encode())
+            elif kind == "malformed":
+                self._send(200, b'{"choices": [{"mess')
+            elif kind == "nochoices":
+                self._send(200, b'{"error": null}')
+            elif kind == "401":
+                self._send(401, f"bad key {self.headers['Authorization']}".encode())
+            else:
+                self._send(int(kind), b'{"error": {"message": "nope"}}', arg)
+
+        def _send(self, status: int, payload: bytes, retry_after: str = "") -> None:
+            self.send_response(status)
+            self.send_header("Content-Length", str(len(payload)))
+            if retry_after:
+                self.send_header("Retry-After", retry_after)
+            self.end_headers()
+            self.wfile.write(payload)
+
+    return Handler
+
+
+@pytest.fixture
+def endpoint() -> Iterator[FakeEndpoint]:
+    fake = FakeEndpoint()
+    yield fake
+    fake.close()
+
+
+@pytest.fixture
+def sleeps() -> list[float]:
+    return []
+
+
+@pytest.fixture
+def make_client(
+    endpoint: FakeEndpoint, sleeps: list[float]
+) -> Iterator[Callable[..., OpenAIClient]]:
+    clients: list[OpenAIClient] = []
+
+    def make(**kwargs: Any) -> OpenAIClient:
+        kwargs.setdefault("prices", PRICES)
+        kwargs.setdefault("sleep", sleeps.append)
+        kwargs.setdefault("rng", random.Random(0))
+        kwargs.setdefault("timeout_s", 5.0)
+        client = OpenAIClient(kwargs.pop("base_url", endpoint.base_url), "m-1", **kwargs)
+        clients.append(client)
+        return client
+
+    yield make
+    for client in clients:
+        client.close()
+
+
+@pytest.fixture
+def messages() -> list[dict[str, str]]:
+    return [dict(m) for m in MESSAGES]
+
+
+@pytest.fixture
+def endpoint_at() -> Iterator[Callable[[int], FakeEndpoint]]:
+    """Starts a FakeEndpoint on a given port (for connection-refused-then-up tests)."""
+    started: list[FakeEndpoint] = []
+
+    def start(port: int) -> FakeEndpoint:
+        started.append(FakeEndpoint(port))
+        return started[-1]
+
+    yield start
+    for fake in started:
+        fake.close()
