@@ -94,6 +94,7 @@ def write_verdict(store: Store, task_set: TaskSet, lock: Lock, plan: GoldPlan) -
     record = {
         "task_set": task_set.name, "task_id": plan.task.id, "status": verdict, "verdict": verdict,
         "why": why, "fixture": plan.task.spec.fixture, "lock_version": lock.version,
+        "grader_version": harness_version("grader"),
         "gold_grades": list(plan.gold_keys), "empty_grades": list(plan.empty_keys),
         "gold_resolved": [g and g["resolved"] for g in gold],
         "empty_resolved": [g and g["resolved"] for g in empty],
