@@ -1,0 +1,65 @@
+"""A throwaway project (tasks, lock, store, agents, evals) driven through the real `doit`."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.helpers import make_set
+
+REPO = Path(__file__).resolve().parents[2]
+DOIT = [sys.executable, "-m", "doit", "-f", str(REPO / "dodo.py")]
+
+
+@dataclass
+class Project:
+    root: Path
+    env: dict[str, str]
+
+    def doit(self, *args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([*DOIT, *args], env=self.env, cwd=self.root, text=True,
+                              capture_output=True, timeout=timeout)
+
+    def popen(self, *args: str) -> subprocess.Popen[str]:
+        return subprocess.Popen([*DOIT, *args], env=self.env, cwd=self.root, text=True,
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+
+    @property
+    def tasks(self) -> Path:
+        return self.root / "tasks" / "mini"
+
+    def eval_config(self, **fields: object) -> None:
+        spec = {"task_set": "mini", "agents": ["sim-a", "sim-b"], "baseline": "sim-a",
+                "samples": 1, "retry_budget": 2, **fields}
+        (self.root / "evals" / "mini.yaml").write_text(yaml.safe_dump(spec))
+
+
+def executed(out: str, prefix: str) -> list[str]:
+    """Targets doit really ran (the quiet reporter prints only those)."""
+    return sorted(line[3:].strip() for line in out.splitlines() if line.startswith(f".  {prefix}"))
+
+
+@pytest.fixture
+def project(tmp_path: Path, docker_client, base_image) -> Project:
+    make_set(tmp_path / "tasks", "mini", ("add-bug", "add-bug-two"))
+    (tmp_path / "evals").mkdir()
+    for name, model in (("sim-a", "sim-weak"), ("sim-b", "sim-strong")):
+        adir = tmp_path / "agents" / name
+        shutil.copytree(REPO / "agents" / "reference-strong", adir)
+        spec = yaml.safe_load((adir / "agent.yaml").read_text())
+        spec.update(name=name)
+        spec["model"].update(id=model, max_retries=1)
+        (adir / "agent.yaml").write_text(yaml.safe_dump(spec))
+    env = {**os.environ, "EVAL_TASKS": str(tmp_path / "tasks"), "EVAL_LOCK_DIR": str(tmp_path / "lock"),
+           "EVAL_STORE": str(tmp_path / "store"), "EVAL_EVALS": str(tmp_path / "evals"),
+           "EVAL_AGENTS": str(tmp_path / "agents"), "PYTHONPATH": str(REPO)}
+    env.pop("EVAL_SIMULATED_URL", None)
+    return Project(tmp_path, env)

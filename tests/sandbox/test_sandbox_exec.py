@@ -1,0 +1,55 @@
+"""`exec`: timeouts that kill, output that stays bounded, the sandbox's own deadline."""
+
+from __future__ import annotations
+
+import time
+
+import docker
+import pytest
+
+from evaluator.errors import SandboxError
+from evaluator.sandbox import DockerSandboxes, SandboxLimits
+
+pytestmark = pytest.mark.docker
+
+
+def test_exec_reports_exit_code_and_interleaved_output(
+    sandboxes: DockerSandboxes, base_image: str
+) -> None:
+    with sandboxes.open(base_image, SandboxLimits(), purpose="test") as sb:
+        r = sb.exec('echo out; echo err >&2; echo "$GREETING"; pwd; exit 3', env={"GREETING": "hi"})
+    assert r.exit_code == 3
+    assert r.output == "out\nerr\nhi\n/testbed\n"
+    assert not r.timed_out and not r.truncated
+
+
+def test_exec_timeout_kills_sleep(sandboxes: DockerSandboxes, base_image: str) -> None:
+    with sandboxes.open(base_image, SandboxLimits(), purpose="test") as sb:
+        started = time.monotonic()
+        r = sb.exec("sleep 600", timeout_s=2)
+        assert time.monotonic() - started < 8
+        assert r.timed_out and r.exit_code in (124, 137)
+        assert "sleep 600" not in sb.exec("cat /proc/[0-9]*/cmdline | tr '\\0' ' '").output
+
+
+def test_output_is_capped_keeping_head_and_tail(
+    sandboxes: DockerSandboxes, base_image: str
+) -> None:
+    limits = SandboxLimits(output_limit_bytes=10_000)
+    with sandboxes.open(base_image, limits, purpose="test") as sb:
+        r = sb.exec("echo START; yes | head -c 10000000; echo END")
+    assert r.exit_code == 0 and r.truncated
+    assert len(r.output.encode()) <= 10_000
+    assert r.output.startswith("START\ny\n") and r.output.endswith("y\nEND\n")
+    assert "bytes of output omitted" in r.output
+
+
+def test_sandbox_deadline_kills_the_container(
+    sandboxes: DockerSandboxes, base_image: str, docker_client: docker.DockerClient
+) -> None:
+    with sandboxes.open(base_image, SandboxLimits(sandbox_timeout_s=2), purpose="test") as sb:
+        r = sb.exec("sleep 30", timeout_s=30)
+        assert r.timed_out and r.duration_s < 10
+        with pytest.raises(SandboxError, match="sandbox_timeout_s"):
+            sb.exec("echo too late")
+        assert docker_client.containers.get(sb.container_id).status != "running"
