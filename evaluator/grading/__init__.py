@@ -12,7 +12,7 @@ from evaluator.grading._grader import (
     GradeOutcome,
     Grader,
 )
-from evaluator.grading._junit import ReportError, parse_junit, test_id
+from evaluator.grading._junit import ReportError, parse_junit, node_id
 from evaluator.grading._paths import is_protected, patch_paths, unsafe_paths
 from evaluator.grading._spec import GradeSpec, grade_key, grade_spec, hidden_test_bytes
 
@@ -35,6 +35,6 @@ __all__ = [
     "is_protected",
     "parse_junit",
     "patch_paths",
-    "test_id",
+    "node_id",
     "unsafe_paths",
 ]

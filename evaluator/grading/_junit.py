@@ -17,7 +17,7 @@ class ReportError(AgentError):
     """The test report is missing, malformed or contradicts the runner's exit status."""
 
 
-def test_id(classname: str, name: str, file: str | None) -> str:
+def node_id(classname: str, name: str, file: str | None) -> str:
     """A pytest node id when the report names the file (xunit1), else `classname::name`."""
     if file and file.endswith(".py"):
         module = file[:-3].replace("/", ".")
@@ -41,7 +41,7 @@ def parse_junit(xml: bytes) -> dict[str, str]:
         raise ReportError(f"the JUnit report is not valid XML: {exc}") from None
     results: dict[str, str] = {}
     for case in root.iter("testcase"):
-        tid = test_id(case.get("classname", ""), case.get("name", ""), case.get("file"))
+        tid = node_id(case.get("classname", ""), case.get("name", ""), case.get("file"))
         children = {child.tag for child in case}
         status = (
             ERROR if "error" in children
