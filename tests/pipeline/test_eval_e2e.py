@@ -1,0 +1,113 @@
+"""`doit eval` end to end: simulated endpoint over HTTP, real sandboxes, incremental rules."""
+
+import os
+import signal
+import time
+
+import pytest
+import yaml
+
+from evaluator.store import Store
+from tests.pipeline.conftest import Project, executed
+
+pytestmark = pytest.mark.docker
+
+
+@pytest.fixture
+def gated(project: Project) -> Project:
+    assert project.doit("lock:mini").returncode == 0
+    assert project.doit("-n", "2", "-P", "process", "gold:mini").returncode == 0
+    project.eval_config()
+    return project
+
+
+def run_eval(p: Project, *extra: str):
+    out = p.doit("-n", "2", "-P", "process", *extra, "eval:mini")
+    return out, executed(out.stdout, "attempt:"), executed(out.stdout, "evalgrade:")
+
+
+def test_eval_runs_everything_once_and_a_rerun_does_nothing(gated: Project) -> None:
+    out, attempts, grades = run_eval(gated)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert len(attempts) == 4 and len(grades) == 4  # 2 agents x 2 tasks x 1 sample
+    assert "sim-b (simulated)" in out.stdout
+    again, attempts, grades = run_eval(gated)
+    assert again.returncode == 0 and attempts == [] and grades == []
+
+
+def test_prompt_edit_reruns_that_agent_only(gated: Project) -> None:
+    run_eval(gated)
+    prompt = gated.root / "agents" / "sim-b" / "system.j2"
+    prompt.write_text(prompt.read_text() + "\nBe careful.\n")
+    _, attempts, _ = run_eval(gated)
+    assert len(attempts) == 2 and all(a.startswith("attempt:mini/sim-b/") for a in attempts)
+
+
+def test_new_samples_run_only_the_new_samples(gated: Project) -> None:
+    run_eval(gated)
+    gated.eval_config(samples=2)
+    _, attempts, _ = run_eval(gated)
+    assert len(attempts) == 4 and all(a.endswith("/1") for a in attempts)
+
+
+def test_hidden_test_edit_regrades_without_rerunning_agents(gated: Project) -> None:
+    run_eval(gated)
+    hidden = gated.tasks / "add-bug" / "hidden" / "tests" / "test_hidden.py"
+    hidden.write_text(hidden.read_text() + "\n\ndef test_more():\n    assert add(2, 2) == 4\n")
+    gated.doit("lock:mini")
+    gated.doit("gold:mini")
+    out, attempts, grades = run_eval(gated)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert attempts == [] and sorted(g.split("/")[2] for g in grades) == ["add-bug", "add-bug"]
+
+
+def test_sigkill_mid_eval_loses_no_finished_attempt(gated: Project) -> None:
+    store = Store(gated.root / "store")
+    proc = gated.popen("-n", "2", "-P", "process", "eval:mini")
+    deadline = time.monotonic() + 300
+    while not list(store.iter_records("attempt")) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    finished = {r["key"] for r in store.iter_records("attempt")}
+    assert 1 <= len(finished) < 4
+    _, attempts, _ = run_eval(gated)
+    assert len(attempts) == 4 - len(finished)
+    assert finished <= {r["key"] for r in store.iter_records("attempt")}
+
+
+@pytest.mark.parametrize("fault", ["rate_429", "rate_500", "rate_malformed", "rate_drop"])
+def test_each_fault_kind_ends_as_infra_error_never_as_failure(gated: Project, fault: str) -> None:
+    config = gated.root / "sim.yaml"
+    config.write_text(yaml.safe_dump({"faults": {fault: 1.0, "retry_after_s": 0.1}}))
+    gated.env["EVAL_SIMULATED_CONFIG"] = str(config)
+    gated.eval_config(agents=["sim-a"], baseline="sim-a")
+    out, _, _ = run_eval(gated)
+    assert out.returncode != 0 and "infra error, retried next run" in out.stdout
+    store = Store(gated.root / "store")
+    assert list(store.iter_records("attempt")) == [] and list(store.iter_records("result")) == []
+    assert "unfinished" in out.stdout + out.stderr
+
+
+def test_infra_errors_are_quarantined_after_the_retry_budget(gated: Project) -> None:
+    config = gated.root / "sim.yaml"
+    config.write_text(yaml.safe_dump({"faults": {"rate_500": 1.0}}))
+    gated.env["EVAL_SIMULATED_CONFIG"] = str(config)
+    gated.eval_config(agents=["sim-a"], baseline="sim-a", retry_budget=2)
+    run_eval(gated)
+    run_eval(gated)
+    third, attempts, _ = run_eval(gated)
+    assert attempts == [] and "quarantined" in third.stdout
+
+
+def test_budget_stops_new_attempts(gated: Project) -> None:
+    gated.eval_config(budget_usd=0.6)  # each attempt reserves its cost limit, $0.5
+    out, attempts, _ = run_eval(gated)
+    assert "budget" in out.stdout and len(list(Store(gated.root / "store")
+                                                .iter_records("attempt"))) == 1
+
+
+def test_plan_lists_attempts_and_cost_without_running(gated: Project) -> None:
+    out = gated.doit("plan:mini")
+    assert out.returncode == 0 and "4 of 4 attempts would run" in out.stdout
+    assert list(Store(gated.root / "store").iter_records("attempt")) == []
