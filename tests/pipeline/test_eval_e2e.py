@@ -111,3 +111,17 @@ def test_plan_lists_attempts_and_cost_without_running(gated: Project) -> None:
     out = gated.doit("plan:mini")
     assert out.returncode == 0 and "4 of 4 attempts would run" in out.stdout
     assert list(Store(gated.root / "store").iter_records("attempt")) == []
+
+
+def test_each_cheat_is_flagged_with_a_named_policy_reason(gated: Project) -> None:
+    adir = gated.root / "agents" / "sim-a"
+    spec = yaml.safe_load((adir / "agent.yaml").read_text())
+    spec["entry_point"] = "tests.pipeline.cheating_agent:run"
+    (adir / "agent.yaml").write_text(yaml.safe_dump(spec))
+    gated.eval_config(agents=["sim-a"], baseline="sim-a")
+    out, _, _ = run_eval(gated)
+    results = list(Store(gated.root / "store").iter_records("result"))
+    assert len(results) == 2 and {r["status"] for r in results} == {"policy"}
+    reasons = {v["reason"] for r in results for v in r["violations"]}
+    assert reasons == {"touches_tests", "digs_git_history"}
+    assert all(r["grade_outcome"] == "resolved" for r in results)  # it did fix the bug, but cheated
