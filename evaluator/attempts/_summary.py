@@ -36,8 +36,8 @@ def summarize(store: Store, plan: EvalPlan) -> list[dict[str, Any]]:
 
 def format_summary(rows: list[dict[str, Any]]) -> str:
     cols = ("planned", "resolved", "failed", "policy", "pending", "error", "quarantined")
-    out = [f"{'agent':22}" + "".join(f"{c:>12}" for c in cols) + f"{'cost':>12}"]
+    out = [f"{'agent':30}" + "".join(f"{c:>12}" for c in cols) + f"{'cost':>12}"]
     for r in rows:
         name = r["agent"] + (" (simulated)" if r["simulated"] else "")
-        out.append(f"{name:22}" + "".join(f"{r[c]:>12}" for c in cols) + f"{r['cost_usd']:>12.4f}")
+        out.append(f"{name:30}" + "".join(f"{r[c]:>12}" for c in cols) + f"{r['cost_usd']:>12.4f}")
     return "\n".join(out)

@@ -27,7 +27,8 @@ class Budget:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
             raw = os.read(fd, 1 << 16)
-            state = json.loads(raw) if raw else {"spent": 0.0, "in_flight": 0.0, "refused": 0}
+            state = {"spent": 0.0, "in_flight": 0.0, "refused": 0, "errors": 0,
+                     **(json.loads(raw) if raw else {})}
             yield state
             os.lseek(fd, 0, os.SEEK_SET)
             os.ftruncate(fd, 0)
@@ -44,10 +45,11 @@ class Budget:
             s["in_flight"] += estimate_usd
             return True
 
-    def settle(self, estimate_usd: float, actual_usd: float) -> None:
+    def settle(self, estimate_usd: float, actual_usd: float, *, error: bool = False) -> None:
         with self._locked() as s:
             s["in_flight"] = max(0.0, s["in_flight"] - estimate_usd)
             s["spent"] += actual_usd
+            s["errors"] += int(error)
 
     def state(self) -> dict[str, float]:
         with self._locked() as s:

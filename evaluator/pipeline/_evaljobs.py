@@ -48,10 +48,14 @@ def _plan(name: str) -> EvalPlan:
     return plan_eval(loaded.task_set, loaded.lock, spec, ctx.store(), agents_root())
 
 
-def _budget(plan: EvalPlan) -> Budget:
+def budget_path(task_set: str) -> Path:
+    """The spend file of this invocation (shared by its forked workers)."""
     invocation = os.environ.get(_INVOCATION_ENV, str(os.getpid()))
-    path = ctx.store().root / "budget" / f"{plan.task_set.name}-{invocation}.json"
-    return Budget(path, plan.spec.budget_usd)
+    return ctx.store().root / "budget" / f"{task_set}-{invocation}.json"
+
+
+def _budget(plan: EvalPlan) -> Budget:
+    return Budget(budget_path(plan.task_set.name), plan.spec.budget_usd)
 
 
 def _model(plan: EvalPlan, agent_name: str) -> Any:
@@ -82,7 +86,7 @@ def _attempt_action(name: str, label: str) -> TaskFailed | None:
         print(f"{label}: not started, the budget of ${plan.spec.budget_usd} per run is reached "
               f"(spent plus in flight); raise budget_usd to go on")
         return None
-    actual = 0.0
+    actual, failed = 0.0, True
     try:
         with Slots(store.root / "locks", plan.spec.concurrency.sandboxes).acquire():
             rec = run_attempt(
@@ -97,12 +101,13 @@ def _attempt_action(name: str, label: str) -> TaskFailed | None:
             "agent": {"name": pa.agent.name, "identity": pa.agent.identity,
                       "prompt_hash": pa.agent.prompt_hash, "model": pa.agent.spec.model.id},
         })
+        failed = False
     except EvalError as exc:
         store.put_error("attempt", pa.key, {"cause": type(exc).__name__, "message": str(exc),
                                             "task_id": pa.task.id, "subject": pa.agent.name})
         print(f"{label}: infra error, retried next run: {type(exc).__name__}: {exc}")
     finally:
-        budget.settle(estimate, actual)
+        budget.settle(estimate, actual, error=failed)
     return None
 
 
