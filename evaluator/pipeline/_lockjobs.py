@@ -13,12 +13,12 @@ from evaluator.lock import DockerPinResolver, lock_path, lock_problems, read_loc
 from evaluator.pipeline import _context as ctx
 from evaluator.store._files import replace_atomic
 
-BASE_TAG = "evaluator/base:bookworm-1"
+
 
 
 def build_images(name: str) -> TaskFailed | None:
     """Build every missing or outdated task image of the set (the base image first)."""
-    from evaluator.images import build_task_image, ensure_base_image, task_image_current
+    from evaluator.images import BASE_TAG, build_task_image, ensure_base_image, task_image_current
 
     loaded = ctx.load(name, need_lock=False)
     if loaded.task_set is None:

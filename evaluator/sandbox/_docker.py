@@ -1,0 +1,255 @@
+"""A sandbox backed by one Docker container, used through `docker exec` only.
+
+Files go in and out through exec'd `tar` and `head` rather than the archive API: the daemon sees
+neither the tmpfs mounts (where all writable data lives) nor, with a read-only root, accepts
+uploads.
+"""
+
+from __future__ import annotations
+
+import io
+import tarfile
+import threading
+import time
+from collections.abc import Callable, Iterable
+from pathlib import PurePosixPath
+from types import TracebackType
+from typing import Any, Self
+
+import docker
+import docker.errors
+import requests
+
+from evaluator.errors import SandboxError
+from evaluator.sandbox._client import sandbox_error
+from evaluator.sandbox._stream import RawExec, run_exec
+from evaluator.sandbox._types import ExecResult, SandboxLimits
+
+# `timeout` puts the command in a process group of its own and SIGKILLs the group at the
+# deadline; once the command ends, whatever it left running in that group (a fork bomb's
+# survivors, a forgotten `server &`) is killed too, so no exec outlives itself. `exec 2>&1`
+# interleaves stdout and stderr in the order they were written.
+_WRAPPER = (
+    'exec 2>&1; timeout -s KILL "$0" /bin/sh -c "$1" & pid=$!; wait "$pid"; rc=$?; '
+    'kill -KILL "-$pid" 2>/dev/null; exit "$rc"'
+)
+# The in-container timeout normally ends an exec; the host waits this much longer before it
+# gives up on the stream (the daemon itself lingers up to 2s for background writers).
+_GRACE_S = 10.0
+_HELPER_TIMEOUT_S = 300.0
+_READ_DEFAULT = 10_000_000
+_ERRORS = (docker.errors.DockerException, requests.RequestException, ConnectionError)
+
+
+class DockerSandbox:
+    """One running container; create it with `DockerSandboxes.open`."""
+
+    def __init__(
+        self,
+        client: docker.DockerClient,
+        container: Any,
+        limits: SandboxLimits,
+        *,
+        user: str,
+        workdir: str,
+        on_close: Callable[[DockerSandbox], None],
+    ) -> None:
+        self._client = client
+        self._container = container
+        self.limits = limits
+        self.user = user
+        self.workdir = workdir
+        self._on_close = on_close
+        self._deadline = time.monotonic() + limits.sandbox_timeout_s
+        self._lock = threading.Lock()
+        self._closed = False
+        self._dead: str | None = None
+        self._watchdog = threading.Timer(limits.sandbox_timeout_s, self._expire)
+        self._watchdog.daemon = True
+        self._watchdog.start()
+
+    @property
+    def container_id(self) -> str:
+        return str(self._container.id)
+
+    def exec(
+        self,
+        cmd: str,
+        *,
+        timeout_s: float | None = None,
+        workdir: str | None = None,
+        env: dict[str, str] | None = None,
+        user: str | None = None,
+    ) -> ExecResult:
+        """Run `cmd` with /bin/sh; past the timeout its process group is killed (exit 137)."""
+        timeout = self.limits.exec_timeout_s if timeout_s is None else timeout_s
+        if timeout <= 0:
+            raise ValueError(f"timeout_s must be positive, got {timeout}")
+        budget = min(timeout, self._remaining())
+        started = time.monotonic()
+        raw = self._run(
+            ["/bin/sh", "-c", _WRAPPER, f"{budget:.3f}", cmd],
+            deadline=started + budget + _GRACE_S,
+            limit=self.limits.output_limit_bytes,
+            user=user,
+            workdir=workdir,
+            env=env,
+        )
+        exit_code = raw.exit_code
+        if raw.overran and exit_code is None:
+            self._kill(f"an exec outlived its {budget:.0f}s timeout and could not be stopped")
+        if exit_code is None:
+            exit_code = 137
+        elapsed = time.monotonic() - started
+        timed_out = (
+            raw.overran or self._dead is not None or (exit_code in (124, 137) and elapsed >= budget)
+        )
+        out = raw.stdout.value() + raw.stderr.value()
+        return ExecResult(
+            exit_code=exit_code,
+            output=out.decode("utf-8", errors="replace"),
+            timed_out=timed_out,
+            truncated=raw.stdout.truncated or raw.stderr.truncated,
+            duration_s=elapsed,
+        )
+
+    def put_files(self, files: dict[str, bytes], *, mode: int = 0o644) -> None:
+        """Write files at absolute paths, owned by the sandbox user; parents are created."""
+        buf = io.BytesIO()
+        now = time.time()
+        with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as tar:
+            for path, data in files.items():
+                info = tarfile.TarInfo(_relative(path))
+                info.size, info.mode, info.mtime = len(data), mode, now
+                tar.addfile(info, io.BytesIO(data))
+        raw = self._extract(_chunks(buf.getvalue()), "/")
+        if raw.exit_code != 0:
+            detail = raw.stderr.value().decode("utf-8", errors="replace").strip()
+            raise SandboxError(f"writing {sorted(files)} into the sandbox failed: {detail}")
+
+    def read_file(self, path: str, max_bytes: int = _READ_DEFAULT) -> bytes:
+        """The first `max_bytes` bytes of the file at `path`; FileNotFoundError if it is absent."""
+        _relative(path)
+        raw = self._helper(
+            [
+                "/bin/sh",
+                "-c",
+                '[ -e "$1" ] || exit 3; exec head -c "$0" -- "$1"',
+                str(max_bytes),
+                path,
+            ],
+            limit=max_bytes,
+        )
+        if raw.exit_code == 3:
+            raise FileNotFoundError(f"{path} does not exist in the sandbox")
+        if raw.exit_code != 0:
+            detail = raw.stderr.value().decode("utf-8", errors="replace").strip()
+            raise SandboxError(f"reading {path} from the sandbox failed: {detail}")
+        return raw.stdout.value()
+
+    def _extract(self, tar_chunks: Iterable[bytes], directory: str, strip: int = 0) -> RawExec:
+        """Unpack a tar stream into `directory` as the sandbox user, keeping modes."""
+        argv = ["tar", "-x", "-p", "--no-same-owner", "-f", "-", "-C", directory]
+        if strip:
+            argv.append(f"--strip-components={strip}")
+        return self._helper(argv, limit=64_000, stdin=tar_chunks)
+
+    def close(self) -> None:
+        """Force-remove the container; safe to call any number of times."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        self._watchdog.cancel()
+        try:
+            self._container.remove(force=True)
+        except docker.errors.NotFound:
+            pass
+        except _ERRORS as e:
+            raise sandbox_error(f"removing sandbox {self._container.short_id}", e) from e
+        finally:
+            self._on_close(self)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def _helper(
+        self, argv: list[str], *, limit: int, stdin: Iterable[bytes] | None = None
+    ) -> RawExec:
+        budget = min(_HELPER_TIMEOUT_S, self._remaining())
+        raw = self._run(argv, deadline=time.monotonic() + budget, limit=limit, stdin=stdin)
+        if raw.overran:
+            raise SandboxError(f"{argv[0]} in the sandbox did not finish within {budget:.0f}s")
+        return raw
+
+    def _run(
+        self,
+        argv: list[str],
+        *,
+        deadline: float,
+        limit: int,
+        user: str | None = None,
+        workdir: str | None = None,
+        env: dict[str, str] | None = None,
+        stdin: Iterable[bytes] | None = None,
+    ) -> RawExec:
+        try:
+            return run_exec(
+                self._client.api,
+                self.container_id,
+                argv,
+                deadline=deadline,
+                limit=limit,
+                user=user or self.user,
+                workdir=workdir or self.workdir,
+                env=env,
+                stdin=stdin,
+            )
+        except (*_ERRORS, OSError) as e:
+            self._check_usable()
+            raise sandbox_error(f"exec in sandbox {self._container.short_id}", e) from e
+
+    def _remaining(self) -> float:
+        self._check_usable()
+        remaining = self._deadline - time.monotonic()
+        if remaining <= 0:
+            # The watchdog timer may not have fired yet; kill now so callers never see it alive.
+            self._expire()
+            self._check_usable()
+        return remaining
+
+    def _check_usable(self) -> None:
+        if self._closed:
+            raise SandboxError(f"sandbox {self._container.short_id} is closed")
+        if self._dead is not None:
+            raise SandboxError(f"sandbox {self._container.short_id} is unusable: {self._dead}")
+
+    def _expire(self) -> None:
+        self._kill(f"it reached its sandbox_timeout_s of {self.limits.sandbox_timeout_s:g}s")
+
+    def _kill(self, reason: str) -> None:
+        try:
+            self._container.kill()
+        except _ERRORS:
+            pass  # already dead or gone; close() or cleanup_leftovers removes what is left
+        # Marked only once killed, so whoever sees the reason also sees a dead container.
+        self._dead = reason
+
+
+def _relative(path: str) -> str:
+    posix = PurePosixPath(path)
+    if not posix.is_absolute() or ".." in posix.parts or posix == PurePosixPath("/"):
+        raise ValueError(f"sandbox paths must be absolute files without '..', got {path!r}")
+    return posix.as_posix().lstrip("/")
+
+
+def _chunks(data: bytes, size: int = 1 << 20) -> Iterable[bytes]:
+    return (data[i : i + size] for i in range(0, len(data), size))

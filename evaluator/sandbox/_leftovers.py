@@ -1,0 +1,84 @@
+"""Finding and removing containers that a dead or overdue harness process left behind."""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+import time
+
+import docker
+import docker.errors
+import requests
+
+from evaluator.sandbox._client import docker_client, sandbox_error
+
+MANAGED = "evaluator.managed"
+OWNER = "evaluator.owner"
+CREATED = "evaluator.created"
+DEADLINE = "evaluator.deadline"
+PURPOSE = "evaluator.purpose"
+
+
+def owner_label() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def managed_labels(purpose: str, lifetime_s: float) -> dict[str, str]:
+    """Labels that let any later process decide whether a container is still wanted."""
+    now = time.time()
+    return {
+        MANAGED: "1",
+        OWNER: owner_label(),
+        CREATED: str(int(now)),
+        DEADLINE: str(int(now + lifetime_s) + 1),
+        PURPOSE: purpose,
+    }
+
+
+def cleanup_leftovers(client: docker.DockerClient | None = None) -> int:
+    """Remove managed containers whose owner process on this host is gone or whose deadline
+    passed; return how many were removed."""
+    client = client or docker_client()
+    try:
+        # The plain listing: inspecting each container would race with their owners' removals.
+        containers = client.api.containers(all=True, filters={"label": f"{MANAGED}=1"})
+    except (docker.errors.DockerException, requests.RequestException) as e:
+        raise sandbox_error("listing leftover sandboxes", e) from e
+    removed = 0
+    for container in containers:
+        if not _abandoned(container.get("Labels") or {}):
+            continue
+        try:
+            client.api.remove_container(container["Id"], force=True)
+            removed += 1
+        except docker.errors.NotFound:
+            pass  # its owner or another process removed it first
+        except (docker.errors.DockerException, requests.RequestException) as e:
+            print(
+                f"evaluator: could not remove leftover {container['Id'][:12]}: {e}", file=sys.stderr
+            )
+    return removed
+
+
+def _abandoned(labels: dict[str, str]) -> bool:
+    try:
+        if float(labels.get(DEADLINE, "inf")) < time.time():
+            return True
+    except ValueError:
+        pass
+    host, _, pid = labels.get(OWNER, "").rpartition(":")
+    if host != socket.gethostname() or not pid.isdigit():
+        # Another machine's process may be alive; only its deadline can tell.
+        return False
+    return not _alive(int(pid))
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # exists, owned by someone else
+    return True
