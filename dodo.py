@@ -4,11 +4,12 @@
     doit gold:<set>    grade gold and empty patches K times, print each task's verdict
     doit plan:<set>    list the attempts eval would run and their estimated cost
     doit eval:<set>    run the agents on the valid tasks, grade, print a summary
+    doit report:<set>  leaderboard and paired comparisons under reports/out/<set>/
 """
 
 import gc
 
-from evaluator import pipeline
+from evaluator import pipeline, reports
 
 # Cyclic GC walks every task dict doit holds; with none of ours making cycles at load time,
 # turning it off halves the cost of a no-op run over many targets. Actions turn it back on.
@@ -41,3 +42,8 @@ def task_eval():
 def task_plan():
     """List the attempts `doit eval:<set>` would run and their estimated cost; runs nothing."""
     yield from pipeline.plan_tasks(SETS)
+
+
+def task_report():
+    """Render the leaderboard and paired comparisons (md, html, png, json) under reports/out/."""
+    yield from reports.report_tasks(SETS)

@@ -57,11 +57,18 @@ _SKIP_DIRS = {"__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache"}
 
 def tree_files(root: str | os.PathLike[str]) -> list[Path]:
     """Every file below `root` that counts for its hash, sorted."""
-    out: list[Path] = []
+    return [Path(p) for p in tree_file_strs(root)]
+
+
+def tree_file_strs(root: str | os.PathLike[str]) -> list[str]:
+    """`tree_files` as plain strings (no pathlib: this runs on every no-op lock check)."""
+    out: list[str] = []
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = [d for d in dirnames if d not in _SKIP_DIRS]
-        out.extend(Path(dirpath) / name for name in filenames if not name.endswith(".pyc"))
+        out.extend(f"{dirpath}/{name}" for name in filenames if not name.endswith(".pyc"))
     return sorted(out)
 
 
-__all__ = ["canonical_json", "hash_bytes", "hash_file", "hash_json", "hash_tree", "tree_files"]
+__all__ = [
+    "canonical_json", "hash_bytes", "hash_file", "hash_json", "hash_tree", "tree_file_strs", "tree_files",
+]

@@ -27,13 +27,14 @@ def harness_version(component: str) -> str:
     try:
         parts = _COMPONENTS[component]
     except KeyError:
-        raise ValueError(f"unknown harness component {component!r}; use one of {sorted(_COMPONENTS)}")
+        known = sorted(_COMPONENTS)
+        raise ValueError(f"unknown harness component {component!r}; use one of {known}") from None
     files: list[Path] = []
     for part in parts:
         path = _PACKAGE / part
         files.extend(sorted(path.rglob("*.py")) if path.is_dir() else [path] if path.exists() else [])
     lock = _ROOT / "requirements.lock"
-    entries = [[f.relative_to(_ROOT).as_posix(), hash_file(f)] for f in files]
+    entries: list[list[str | None]] = [[f.relative_to(_ROOT).as_posix(), hash_file(f)] for f in files]
     entries.append(["requirements.lock", hash_file(lock) if lock.exists() else None])
     return hash_json([component, entries])[:32]
 

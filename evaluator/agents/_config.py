@@ -55,9 +55,9 @@ class AgentSpec(_Strict):
     name: str = Field(description="agent name; must equal its folder name")
     entry_point: str = Field(description="module:callable that runs one attempt")
     model: ModelSpec = Field(description="where and which model")
-    sampling: SamplingSpec = Field(default_factory=SamplingSpec, description="sampling")
+    sampling: SamplingSpec = Field(SamplingSpec(), description="sampling")
     prompts: PromptSpec = Field(description="prompt template files")
-    limits: LimitSpec = Field(default_factory=LimitSpec, description="limits of one attempt")
+    limits: LimitSpec = Field(LimitSpec(), description="limits of one attempt")
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,8 @@ from evaluator.attempts._plan import (
     quarantined,
 )
 from evaluator.attempts._result import FAILED, POLICY, RESOLVED, grade_attempt
-from evaluator.attempts._summary import attempt_status, format_summary, summarize
 from evaluator.attempts._run import Trajectory, extract_patch, provenance, run_attempt
+from evaluator.attempts._summary import attempt_status, format_summary, summarize
 
 __all__ = [
     "FAILED",

@@ -30,7 +30,7 @@ class EvalSpec(_Strict):
     retry_budget: int = Field(3, ge=1, description="infra errors before an attempt is quarantined")
     sandbox_usd_per_hour: float = Field(0.0, ge=0, description="price of one sandbox hour")
     prices: str | None = Field(None, description="price table file (YAML), relative to evals/")
-    concurrency: Concurrency = Field(default_factory=Concurrency, description="bounds")
+    concurrency: Concurrency = Field(Concurrency(), description="bounds")
 
 
 def load_eval(task_set: str, root: str | Path = "evals") -> EvalSpec:

@@ -20,7 +20,8 @@ def attempt_status(store: Store, plan: EvalPlan, pa: Any) -> tuple[str, dict[str
 
 
 def summarize(store: Store, plan: EvalPlan) -> list[dict[str, Any]]:
-    rows = {name: {"agent": name, "planned": 0, "resolved": 0, "failed": 0, "policy": 0,
+    rows: dict[str, dict[str, Any]] = {
+        name: {"agent": name, "planned": 0, "resolved": 0, "failed": 0, "policy": 0,
                    "pending": 0, "ungraded": 0, "error": 0, "quarantined": 0, "cost_usd": 0.0,
                    "simulated": agent.simulated}
             for name, agent in plan.agents.items()}

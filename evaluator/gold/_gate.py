@@ -8,7 +8,7 @@ from typing import Any
 
 from evaluator.errors import InfraError
 from evaluator.gold._verdict import decide
-from evaluator.grading import GradeSpec, Grader, grade_key, grade_spec, hidden_test_bytes
+from evaluator.grading import Grader, GradeSpec, grade_key, grade_spec, hidden_test_bytes
 from evaluator.hashing import hash_bytes, hash_json
 from evaluator.lock import Lock
 from evaluator.store import Store

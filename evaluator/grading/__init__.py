@@ -12,7 +12,7 @@ from evaluator.grading._grader import (
     GradeOutcome,
     Grader,
 )
-from evaluator.grading._junit import ReportError, parse_junit, node_id
+from evaluator.grading._junit import ReportError, node_id, parse_junit
 from evaluator.grading._paths import is_protected, patch_paths, unsafe_paths
 from evaluator.grading._spec import GradeSpec, grade_key, grade_spec, hidden_test_bytes
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,7 +56,7 @@ class Lock:
     set_file: str  # blake3 of set.yaml
     tasks: dict[str, TaskPin]
 
-    @property
+    @functools.cached_property
     def version(self) -> str:
         return hash_json(self._pins())[:32]
 
@@ -92,7 +93,7 @@ def read_lock(task_set: str, lock_dir: str | Path = "lock") -> Lock:
     try:
         raw = json.loads(path.read_text())
     except FileNotFoundError:
-        raise StaleLockError(f"no lock for task set {task_set!r}", [f"{path} is missing: {fix}"])
+        raise StaleLockError(f"no lock for task set {task_set!r}", [f"{path} is missing: {fix}"]) from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise BadInputError(f"{path} is not a valid lock ({exc}); {fix} to rewrite it") from None
     try:

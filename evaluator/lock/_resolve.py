@@ -6,7 +6,7 @@ import re
 from typing import Any, Protocol
 
 from evaluator.errors import BadInputError, InfraError, StaleLockError
-from evaluator.hashing import hash_bytes, hash_file, hash_json, tree_files
+from evaluator.hashing import hash_bytes, hash_file, hash_json, tree_file_strs
 from evaluator.lock._model import Lock, TaskPin, lock_path, read_lock
 from evaluator.taskset import Task, TaskSet
 
@@ -75,9 +75,8 @@ class DockerPinResolver:
 
 def task_files(task: Task) -> dict[str, str]:
     """blake3 of every file in the task folder (caches and bytecode left out)."""
-    return {
-        p.relative_to(task.dir).as_posix(): hash_file(p) for p in tree_files(task.dir)
-    }
+    prefix = len(str(task.dir)) + 1
+    return {p[prefix:]: hash_file(p) for p in tree_file_strs(task.dir)}
 
 
 def hidden_tests_hash(files: dict[str, str], task: Task) -> str:

@@ -71,12 +71,12 @@ def _cached(what: str, make: Any) -> Any:
 
 
 def store() -> Store:
-    return _cached("store", Store)  # type: ignore[no-any-return]
+    return _cached("store", Store)
 
 
 def sandbox_slots() -> Slots:
     limit = int(os.environ.get("EVAL_SANDBOXES", "4"))
-    return _cached("slots", lambda: Slots(store().root / "locks", limit))  # type: ignore[no-any-return]
+    return _cached("slots", lambda: Slots(store().root / "locks", limit))
 
 
 def sandboxes() -> Any:

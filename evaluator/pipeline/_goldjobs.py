@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import gc
 from collections.abc import Iterator
 from typing import Any
@@ -9,8 +10,15 @@ from typing import Any
 from doit.exceptions import TaskFailed
 
 from evaluator.errors import EvalError, InfraError
-from evaluator.gold import plan_gold, run_grade, verdicts, write_verdict
+from evaluator.gold import GoldPlan, plan_gold, run_grade, write_verdict
 from evaluator.pipeline import _context as ctx
+
+
+@functools.cache
+def _plans(name: str) -> dict[str, GoldPlan]:
+    loaded = ctx.load(name)
+    assert loaded.task_set is not None and loaded.lock is not None
+    return {p.task.id: p for p in plan_gold(loaded.task_set, loaded.lock)}
 
 
 def _grade_action(name: str, task_id: str, subject: str, rep: int) -> TaskFailed | None:
@@ -19,7 +27,7 @@ def _grade_action(name: str, task_id: str, subject: str, rep: int) -> TaskFailed
 
     loaded = ctx.load(name)
     assert loaded.task_set is not None and loaded.lock is not None
-    plan = next(p for p in plan_gold(loaded.task_set, loaded.lock) if p.task.id == task_id)
+    plan = _plans(name)[task_id]
     try:
         with ctx.sandbox_slots().acquire():
             rec = run_grade(ctx.store(), DockerGrader(ctx.sandboxes()), loaded.task_set,
@@ -36,7 +44,7 @@ def _grade_action(name: str, task_id: str, subject: str, rep: int) -> TaskFailed
 def _verdict_action(name: str, task_id: str) -> None:
     loaded = ctx.load(name)
     assert loaded.task_set is not None and loaded.lock is not None
-    plan = next(p for p in plan_gold(loaded.task_set, loaded.lock) if p.task.id == task_id)
+    plan = _plans(name)[task_id]
     write_verdict(ctx.store(), loaded.task_set, loaded.lock, plan)
 
 
@@ -58,7 +66,10 @@ def _summary_action(name: str) -> TaskFailed | None:
         return TaskFailed(str(loaded.error))
     assert loaded.task_set is not None and loaded.lock is not None
     print(f"gold gate of task set {name!r} (version {loaded.lock.version}):")
-    rows = verdicts(ctx.store(), loaded.task_set, loaded.lock)
+    store = ctx.store()
+    rows = {tid: store.get("verdict", p.verdict_key) or {
+        "task_id": tid, "verdict": "incomplete", "why": f"run `doit gold:{name}`"}
+        for tid, p in _plans(name).items()}
     print(format_verdicts(rows))
     undecided = [t for t, r in rows.items() if r["verdict"] == "incomplete"]
     if undecided:
@@ -80,7 +91,7 @@ def gold_tasks(names: list[str]) -> Iterator[dict[str, Any]]:
         if loaded.task_set is None or loaded.lock is None:
             yield summary  # its action reports why the set cannot run
             continue
-        for plan in plan_gold(loaded.task_set, loaded.lock):
+        for plan in _plans(name).values():
             tid = plan.task.id
             grade_names = []
             for subject, keys in (("gold", plan.gold_keys), ("empty", plan.empty_keys)):

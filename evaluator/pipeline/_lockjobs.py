@@ -14,8 +14,6 @@ from evaluator.pipeline import _context as ctx
 from evaluator.store._files import replace_atomic
 
 
-
-
 def build_images(name: str) -> TaskFailed | None:
     """Build every missing or outdated task image of the set (the base image first)."""
     from evaluator.images import BASE_TAG, build_task_image, ensure_base_image, task_image_current

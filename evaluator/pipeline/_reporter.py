@@ -16,7 +16,7 @@ from doit.reporter import ConsoleReporter
 from evaluator.pipeline._budget import Budget
 
 
-class QuietReporter(ConsoleReporter):  # type: ignore[misc]
+class QuietReporter(ConsoleReporter):
     def initialize(self, tasks: Any, selected_tasks: Any) -> None:
         super().initialize(tasks, selected_tasks)
         self._started = time.monotonic()

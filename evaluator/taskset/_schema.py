@@ -39,7 +39,7 @@ class SetSpec(_Strict):
     name: str = Field(description="the set's name; must equal its folder name")
     description: str = Field("", description="one line for people")
     gold_reps: int = Field(3, ge=1, le=50, description="times gold and empty patches are graded")
-    sandbox: SandboxSpec = Field(default_factory=SandboxSpec, description="sandbox limits")
+    sandbox: SandboxSpec = Field(SandboxSpec(), description="sandbox limits")
 
 
 class TaskSpec(_Strict):

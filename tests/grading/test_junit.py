@@ -1,6 +1,6 @@
 import pytest
 
-from evaluator.grading import ReportError, parse_junit, node_id
+from evaluator.grading import ReportError, node_id, parse_junit
 
 XML = b"""<?xml version="1.0"?>
 <testsuites><testsuite name="pytest">

@@ -1,0 +1,38 @@
+"""Command line of the harness: `python -m evaluator <command> ...` (`--help` lists them).
+
+    python -m evaluator gate --task-set demo --candidate X [--baseline Y]   # CI gate, exit 0/1/2
+    python -m evaluator report --task-set demo                              # render the report
+
+A new command is one more function in `_REGISTRARS`: it adds its subparser and sets `run` to a
+function of the parsed arguments that returns the exit code.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Sequence
+from typing import Any
+
+
+def _reports(sub: Any) -> None:
+    from evaluator.reports import add_commands
+
+    add_commands(sub)
+
+
+_REGISTRARS: tuple[Callable[[Any], None], ...] = (_reports,)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m evaluator",
+                                     description="hermetic coding-agent evaluation harness")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="command")
+    for register in _REGISTRARS:
+        register(sub)
+    args = parser.parse_args(argv)
+    code: int = args.run(args)
+    return code
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,126 @@
+"""The public functions: for notebooks (DataFrames), the HTTP API (JSON-able dicts), doit and
+the command line (rendered files). They refuse a missing or stale lock, an undecided gold gate
+and records that differ from the lock with StaleLockError naming each problem (`compare` returns
+the same problems as a refusal instead)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from evaluator.errors import StaleLockError
+from evaluator.reports._collect import Collected, collect
+from evaluator.reports._compare import compare_rows
+from evaluator.reports._history import rows_for
+from evaluator.reports._inputs import Inputs, open_inputs
+from evaluator.reports._render import render
+from evaluator.reports._sources import PathLike, Sources
+from evaluator.reports._summary import ALPHA, build_summary
+from evaluator.store import Store
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+
+def _load(task_set: str, sources: Sources) -> tuple[Inputs, Collected]:
+    inputs = open_inputs(task_set, sources)
+    return inputs, collect(inputs)
+
+
+def report_summary(task_set: str, *, store: Store | PathLike | None = None,
+                   tasks_root: PathLike = "tasks", lock_dir: PathLike = "lock",
+                   evals_root: PathLike = "evals", agents_root: PathLike = "agents",
+                   alpha: float = ALPHA) -> dict[str, Any]:
+    """The whole report as a JSON-able dict: what summary.json holds."""
+    sources = Sources.of(store=store, tasks_root=tasks_root, lock_dir=lock_dir,
+                         evals_root=evals_root, agents_root=agents_root)
+    return build_summary(*_load(task_set, sources), alpha=alpha)
+
+
+def render_report(task_set: str, *, out_root: PathLike = "reports/out",
+                  store: Store | PathLike | None = None, tasks_root: PathLike = "tasks",
+                  lock_dir: PathLike = "lock", evals_root: PathLike = "evals",
+                  agents_root: PathLike = "agents") -> tuple[dict[str, Any], dict[str, Path]]:
+    """Render `out_root/<set>/`: summary.json, report.md, index.html and the PNG plots."""
+    summary = report_summary(task_set, store=store, tasks_root=tasks_root, lock_dir=lock_dir,
+                             evals_root=evals_root, agents_root=agents_root)
+    return summary, render(summary, Path(out_root) / task_set)
+
+
+def leaderboard_rows(task_set: str, *, store: Store | PathLike | None = None,
+                     tasks_root: PathLike = "tasks", lock_dir: PathLike = "lock",
+                     evals_root: PathLike = "evals",
+                     agents_root: PathLike = "agents") -> list[dict[str, Any]]:
+    """The report's leaderboard, one JSON-able dict per agent, best first."""
+    summary = report_summary(task_set, store=store, tasks_root=tasks_root, lock_dir=lock_dir,
+                             evals_root=evals_root, agents_root=agents_root)
+    rows: list[dict[str, Any]] = summary["leaderboard"]
+    return rows
+
+
+def leaderboard(task_set: str, *, store: Store | PathLike | None = None,
+                tasks_root: PathLike = "tasks", lock_dir: PathLike = "lock",
+                evals_root: PathLike = "evals", agents_root: PathLike = "agents",
+                ) -> pd.DataFrame:
+    """`leaderboard_rows` as a DataFrame indexed by agent."""
+    import pandas as pd
+
+    rows = leaderboard_rows(task_set, store=store, tasks_root=tasks_root, lock_dir=lock_dir,
+                            evals_root=evals_root, agents_root=agents_root)
+    return pd.DataFrame(rows).set_index("agent")
+
+
+def compare(task_set: str, a: str, b: str, *, identity_a: str | None = None,
+            identity_b: str | None = None, store: Store | PathLike | None = None,
+            tasks_root: PathLike = "tasks", lock_dir: PathLike = "lock",
+            evals_root: PathLike = "evals", agents_root: PathLike = "agents",
+            alpha: float = ALPHA) -> dict[str, Any]:
+    """B against A (`delta` = B - A) on the valid tasks both have results for, as a JSON-able
+    dict; `{"refused": true, "reasons": [...]}` when they are not comparable or the store or
+    lock is stale.
+
+    Without an identity a side is the agent's current version from evals/<set>.yaml; with one
+    (or for an agent no longer in the config) its results come from the store's index.
+    Unknown task sets or agents raise BadInputError.
+    """
+    sources = Sources.of(store=store, tasks_root=tasks_root, lock_dir=lock_dir,
+                         evals_root=evals_root, agents_root=agents_root)
+    try:
+        inputs, collected = _load(task_set, sources)
+    except StaleLockError as exc:
+        return {"refused": True, "reasons": [str(exc).splitlines()[0], *exc.problems],
+                "a": {"agent": a, "identity": identity_a},
+                "b": {"agent": b, "identity": identity_b}, "left_out": {}}
+    a_rows, a_side = rows_for(inputs, collected, a, identity_a)
+    b_rows, b_side = rows_for(inputs, collected, b, identity_b)
+    return compare_rows(a_rows, b_rows, inputs.lock, a=a_side, b=b_side,
+                        valid_tasks=inputs.valid_tasks, alpha=alpha)
+
+
+def load_frames(task_set: str, *, store: Store | PathLike | None = None,
+                tasks_root: PathLike = "tasks", lock_dir: PathLike = "lock",
+                evals_root: PathLike = "evals",
+                agents_root: PathLike = "agents") -> dict[str, pd.DataFrame]:
+    """DataFrames of the records a report stands on: `attempts` (one row per planned attempt,
+    status included), `results` (graded attempts), `grades` (of results and of the gold gate)
+    and `verdicts` (one row per task)."""
+    from evaluator.reports._frames import frames
+
+    sources = Sources.of(store=store, tasks_root=tasks_root, lock_dir=lock_dir,
+                         evals_root=evals_root, agents_root=agents_root)
+    return frames(*_load(task_set, sources))
+
+
+def sources_from_env(**overrides: Any) -> Sources:
+    """Sources from EVAL_* variables (as doit and the CLI use them), then `overrides`."""
+    from dataclasses import replace
+
+    base = Sources.from_env()
+    return replace(base, **{k: Path(v) for k, v in overrides.items() if v is not None})
+
+
+def env_kwargs(sources: Sources) -> dict[str, Any]:
+    """The keyword arguments of the public functions for `sources`."""
+    return {"store": sources.store, "tasks_root": sources.tasks_root,
+            "lock_dir": sources.lock_dir, "evals_root": sources.evals_root,
+            "agents_root": sources.agents_root}

@@ -1,0 +1,106 @@
+"""One row per planned attempt: its status, its result and what it cost, checked against the lock.
+
+The plan, not a scan of the store, decides which records count: it is what `doit eval` runs, so
+a report and an eval summary never disagree on what is done, and records of other agent
+versions, other grader versions or other pins cannot leak into the numbers.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from evaluator.attempts import attempt_status
+from evaluator.errors import StaleLockError
+from evaluator.reports._inputs import Inputs
+from evaluator.reports._pinning import GRADED, carried_over, check_result, check_verdict
+
+_MAX_PROBLEMS = 30
+
+
+@dataclass(frozen=True)
+class Collected:
+    """Rows for every planned attempt, the records behind them, and notes for the reader."""
+
+    cells: list[dict[str, Any]]
+    attempts: dict[str, dict[str, Any]]  # attempt key -> attempt record
+    grades: dict[str, dict[str, Any]]  # grade key -> grade record
+    notes: list[str] = field(default_factory=list)
+
+
+def collect(inputs: Inputs) -> Collected:
+    """Read every planned attempt's records; StaleLockError when any differs from the lock."""
+    store, lock, grader = inputs.store, inputs.lock, inputs.grader_version
+    cells: list[dict[str, Any]] = []
+    attempts: dict[str, dict[str, Any]] = {}
+    grades: dict[str, dict[str, Any]] = {}
+    problems: list[str] = []
+    carried: Counter[str] = Counter()
+    for tid, verdict in sorted(inputs.gate.items()):
+        problems += check_verdict(tid, verdict, lock, grader)
+        if old := carried_over(verdict, inputs.lock_version):
+            carried[old] += 1
+    for pa in inputs.plan.attempts:
+        status, result = attempt_status(store, inputs.plan, pa)
+        attempt = store.get("attempt", pa.key)
+        grade = None
+        if attempt is not None:
+            attempts[pa.key] = attempt
+        if result is not None and attempt is not None:
+            grade = store.get("grade", str(result.get("grade")))
+            problems += check_result(pa, lock, grader, attempt, result, grade)
+            if grade is not None:
+                grades[str(result["grade"])] = grade
+            if old := carried_over(result, inputs.lock_version):
+                carried[old] += 1
+        errors = store.error_count("attempt", pa.key)
+        cells.append(_cell(inputs, pa, status, attempt, result, errors))
+    if problems:
+        shown = problems[:_MAX_PROBLEMS]
+        if len(problems) > len(shown):
+            shown.append(f"... and {len(problems) - len(shown)} more")
+        raise StaleLockError(f"records in {store.root} differ from the inputs the lock of "
+                             f"{inputs.name!r} pins (version {inputs.lock_version})", shown)
+    notes = [f"{n} record(s) were made under lock version {v}, with the same pins for their "
+             f"task as now; they count for lock version {inputs.lock_version}"
+             for v, n in sorted(carried.items())]
+    notes += _unreached(inputs, cells)
+    return Collected(cells, attempts, grades, notes)
+
+
+def _cell(inputs: Inputs, pa: Any, status: str, attempt: dict[str, Any] | None,
+          result: dict[str, Any] | None, errors: int) -> dict[str, Any]:
+    graded = result is not None and status in GRADED
+    source = result if graded else attempt
+    cost = float(source["cost"]["total_usd"]) if source and source.get("cost") else 0.0
+    simulated = pa.agent.simulated or bool(source and source.get("simulated"))
+    return {
+        "task_set": inputs.name, "agent": pa.agent.name, "identity": pa.agent.identity,
+        "simulated": simulated, "task_id": pa.task.id, "sample_idx": pa.sample_idx,
+        "status": status, "graded": graded,
+        "resolved": bool(graded and result is not None and result.get("resolved")),
+        "cost_usd": cost, "infra_errors": errors,
+        # Found by a key made from the current pins: it belongs to the current lock.
+        "lock_version": inputs.lock_version if graded else None,
+        "recorded_lock_version": result.get("lock_version") if result else None,
+        "grader_version": result.get("grader_version") if result else None,
+        "attempt": pa.key, "result": result.get("key") if result else None,
+        "grade": result.get("grade") if result else None,
+        "exit_reason": (attempt or {}).get("exit_reason"),
+        "violations": [v.get("reason") for v in (result or {}).get("violations", [])],
+    }
+
+
+def _unreached(inputs: Inputs, cells: list[dict[str, Any]]) -> list[str]:
+    """Say so when the store holds results of this set that the current plan does not reach."""
+    used = {c["result"] for c in cells if c["result"]}
+    others = [r for r in inputs.store.query("result", task_set=inputs.name)
+              if r.get("key") not in used]
+    if not others:
+        return []
+    agents = sorted({str(r.get("subject")) for r in others})
+    return [f"{len(others)} other result record(s) of {inputs.name!r} in the store are not "
+            f"part of this report (other agent versions, grader versions, harness code or "
+            f"pins; agents: {', '.join(agents)}); `compare` can still reach them by agent "
+            f"identity"]

@@ -1,0 +1,73 @@
+"""DataFrames for notebooks: the same rows the report counts, with the records' details."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from evaluator.gold import VALID
+from evaluator.reports._collect import Collected
+from evaluator.reports._inputs import Inputs
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+_GRADE_COLUMNS = ("key", "task_id", "subject", "rep", "outcome", "resolved", "image",
+                  "base_commit", "hidden_tests", "patch", "grader_version", "lock_version",
+                  "duration_s", "timed_out", "exit_code")
+_VERDICT_COLUMNS = ("task_id", "verdict", "valid", "why", "fixture", "lock_version",
+                    "grader_version")
+
+
+def frames(inputs: Inputs, collected: Collected) -> dict[str, pd.DataFrame]:
+    import pandas as pd
+
+    attempts = [{**c, **_attempt_details(collected.attempts.get(c["attempt"]))}
+                for c in collected.cells]
+    results = [c for c in collected.cells if c["graded"]]
+    grades = {key: ("attempt", g) for key, g in collected.grades.items()}
+    for v in inputs.gate.values():
+        for subject in ("gold", "empty"):
+            for key in v.get(f"{subject}_grades", []):
+                g = inputs.store.get("grade", key)
+                if g is not None:
+                    grades.setdefault(key, (subject, g))
+    grade_rows = [{**{c: g.get(c) for c in _GRADE_COLUMNS}, "key": key, "subject": subject}
+                  for key, (subject, g) in sorted(grades.items(),
+                                                  key=lambda kv: (kv[1][1].get("task_id"),
+                                                                  kv[1][0], kv[0]))]
+    verdicts = [{**{c: v.get(c) for c in _VERDICT_COLUMNS}, "task_id": tid,
+                 "valid": v["verdict"] == VALID} for tid, v in sorted(inputs.gate.items())]
+    return {
+        "attempts": _frame(pd, attempts, ("agent", "task_id", "sample_idx")),
+        "results": _frame(pd, results, ("agent", "task_id", "sample_idx")),
+        "grades": pd.DataFrame(grade_rows, columns=list(_GRADE_COLUMNS)),
+        "verdicts": pd.DataFrame(verdicts, columns=list(_VERDICT_COLUMNS)),
+    }
+
+
+def _frame(pd: Any, rows: list[dict[str, Any]], order: tuple[str, ...]) -> pd.DataFrame:
+    df = pd.DataFrame(rows)
+    return df.sort_values(list(order), ignore_index=True) if len(df) else df
+
+
+def _attempt_details(a: dict[str, Any] | None) -> dict[str, Any]:
+    """What an attempt record adds to its row; NaN-free Nones where there is no record."""
+    a = a or {}
+    usage, cost, prov = a.get("usage") or {}, a.get("cost") or {}, a.get("provenance") or {}
+    started, finished = a.get("started"), a.get("finished")
+    return {
+        "steps": a.get("steps"),
+        "model": (a.get("agent") or {}).get("model"),
+        "prompt_tokens": usage.get("prompt_tokens"),
+        "completion_tokens": usage.get("completion_tokens"),
+        "model_usd": cost.get("model_usd"),
+        "sandbox_usd": cost.get("sandbox_usd"),
+        "sandbox_s": cost.get("sandbox_s"),
+        "duration_s": (finished - started) if started is not None and finished is not None
+        else None,
+        "patch": a.get("patch"),
+        "patch_bytes": a.get("patch_bytes"),
+        "git_commit": prov.get("git_commit"),
+        "git_dirty": prov.get("git_dirty"),
+        "harness_version": prov.get("harness_version"),
+    }

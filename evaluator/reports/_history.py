@@ -1,0 +1,74 @@
+"""Results of any agent version, found through the store's index by agent name and identity.
+
+The current plan only reaches the agent versions in evals/<set>.yaml; comparing with last week's
+prompt needs the results that version left in the store. They keep the lock and grader versions
+they were recorded with, so the guard refuses them unless those match.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from evaluator.errors import BadInputError
+from evaluator.reports._collect import Collected
+from evaluator.reports._compare import side
+from evaluator.reports._inputs import Inputs
+from evaluator.store import Store
+
+
+def load_results(store: Store, task_set: str, agent: str,
+                 identity: str | None = None) -> list[dict[str, Any]]:
+    """Every result record of `agent` on `task_set` in the index, optionally of one identity."""
+    rows = store.query("result", task_set=task_set, subject=agent)
+    return [r for r in rows if identity is None or r.get("agent_identity") == identity]
+
+
+def agent_identities(store: Store, task_set: str, agent: str) -> dict[str, int]:
+    """Identity -> number of results, for every version of `agent` with results on the set."""
+    return dict(sorted(Counter(str(r.get("agent_identity"))
+                               for r in load_results(store, task_set, agent)).items()))
+
+
+def rows_for(inputs: Inputs, collected: Collected, agent: str,
+             identity: str | None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The rows one side of a comparison stands on, and how the comparison names it.
+
+    Without an identity, an agent of the eval config gets the plan's rows (errors and pending
+    attempts included, records carried over from an earlier lock version with unchanged pins
+    counted under the current one). With an identity, or for an agent no longer configured,
+    the results come from the index as recorded, one per task and sample.
+    """
+    current = inputs.plan.agents.get(agent)
+    if current is not None and identity is None:
+        rows = [c for c in collected.cells if c["agent"] == agent]
+        return rows, side(agent, current.identity, any(c["simulated"] for c in rows), "plan")
+    if identity is None:
+        found = agent_identities(inputs.store, inputs.name, agent)
+        if len(found) != 1:
+            listed = ", ".join(f"{i} ({n} results)" for i, n in found.items()) or "none"
+            raise BadInputError(f"agent {agent!r} is not in evals/{inputs.name}.yaml; pass the "
+                                f"identity of the version to compare (in the store: {listed})")
+        identity = next(iter(found))
+    rows = _one_per_sample(load_results(inputs.store, inputs.name, agent, identity), inputs)
+    if not rows:
+        raise BadInputError(f"no results of agent {agent!r} with identity {identity} on task "
+                            f"set {inputs.name!r} in {inputs.store.root}")
+    return rows, side(agent, identity, any(bool(r.get("simulated")) for r in rows), "store")
+
+
+def _one_per_sample(results: list[dict[str, Any]], inputs: Inputs) -> list[dict[str, Any]]:
+    # A sample graded twice (say, before and after a grader change) must count once; the one
+    # closest to the current lock and grader wins, then the newest, then the key (a tie-break
+    # that does not depend on the order the index returns rows in).
+    def rank(r: dict[str, Any]) -> tuple[bool, bool, float, str]:
+        return (r.get("lock_version") == inputs.lock_version,
+                r.get("grader_version") == inputs.grader_version,
+                float(r.get("created") or 0.0), str(r.get("key")))
+
+    best: dict[tuple[str, int], dict[str, Any]] = {}
+    for r in results:
+        slot = (str(r.get("task_id")), int(r.get("sample_idx") or 0))
+        if slot not in best or rank(r) > rank(best[slot]):
+            best[slot] = r
+    return [best[s] for s in sorted(best)]

@@ -1,0 +1,81 @@
+"""Everything a report stands on, loaded and checked before a single number is computed."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from evaluator.attempts import EvalPlan, EvalSpec, load_eval, plan_eval
+from evaluator.errors import StaleLockError
+from evaluator.gold import INCOMPLETE, VALID, verdicts
+from evaluator.lock import Lock, load_locked
+from evaluator.reports._sources import Sources
+from evaluator.store import Store
+from evaluator.taskset import TaskSet, load_task_set
+from evaluator.version import harness_version
+
+_MAX_LISTED = 10
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """A task set with its current lock, gold gate and eval plan, over one store."""
+
+    store: Store
+    task_set: TaskSet
+    lock: Lock
+    spec: EvalSpec
+    plan: EvalPlan
+    gate: dict[str, dict[str, Any]]  # task id -> verdict record
+    grader_version: str
+    sources: Sources
+    lock_version: str  # Lock.version hashes every pin on each access: read it once
+
+    @property
+    def name(self) -> str:
+        return self.task_set.name
+
+    @property
+    def valid_tasks(self) -> list[str]:
+        return sorted(t for t, v in self.gate.items() if v["verdict"] == VALID)
+
+
+def open_inputs(name: str, sources: Sources) -> Inputs:
+    """Load and check the set, its lock and gold gate; StaleLockError names every problem.
+
+    The lock must match the files on disk (`load_locked`), and every task must have a gold
+    verdict under that lock and the harness's current grader: a verdict from other inputs says
+    nothing about which tasks are valid now.
+    """
+    task_set = load_task_set(name, sources.tasks_root)
+    lock = load_locked(task_set, str(sources.lock_dir))
+    spec = load_eval(name, sources.evals_root)
+    store = sources.open_store()
+    grader = harness_version("grader")
+    gate = verdicts(store, task_set, lock)
+    undecided = sorted(t for t, v in gate.items() if v["verdict"] == INCOMPLETE)
+    if undecided:
+        raise StaleLockError(
+            f"the gold gate of {name!r} is not decided under lock version {lock.version} and "
+            f"grader version {grader} for {len(undecided)} task(s)",
+            _gate_problems(store, name, undecided, grader),
+        )
+    plan = plan_eval(task_set, lock, spec, store, sources.agents_root)
+    return Inputs(store, task_set, lock, spec, plan, gate, grader, sources, lock.version)
+
+
+def _gate_problems(store: Store, name: str, undecided: list[str], grader: str) -> list[str]:
+    shown = ", ".join(undecided[:_MAX_LISTED]) + (" ..." if len(undecided) > _MAX_LISTED else "")
+    problems = [f"no verdict for: {shown}"]
+    # Say why when verdicts exist but were made from other inputs: that is the usual cause
+    # (grading code or requirements.lock changed), and it is not fixed by waiting.
+    stored = [r for r in store.query("verdict", task_set=name) if r.get("task_id") in undecided]
+    if stored:
+        versions = Counter(str(r.get("grader_version") or "unrecorded") for r in stored)
+        listed = ", ".join(f"{v}: {n}" for v, n in sorted(versions.items()))
+        problems.append(f"grader version differs: the store holds {len(stored)} verdict(s) for "
+                        f"these tasks from other grader versions ({listed}); the harness grader "
+                        f"is now {grader} (grading code or requirements.lock changed since)")
+    problems.append(f"run `doit gold:{name}` (then `doit eval:{name}`)")
+    return problems

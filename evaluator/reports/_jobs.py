@@ -1,0 +1,58 @@
+"""`report:<set>`: render the report from the store and the lock, print its headline."""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from doit.exceptions import TaskFailed
+
+from evaluator.errors import EvalError
+from evaluator.reports._api import env_kwargs, render_report
+from evaluator.reports._sources import Sources
+from evaluator.reports._text import format_comparison, format_leaderboard
+
+
+def console_text(summary: dict[str, Any], index_html: Path | None = None) -> str:
+    """What `doit report` prints: leaderboard, comparisons, exclusions, notes, where to look."""
+    s = summary
+    lines = [f"report of task set {s['task_set']!r} (lock version {s['lock_version']}, grader "
+             f"{s['grader_version']}): {s['valid_tasks']} valid task(s) of {s['tasks']}, "
+             f"{s['samples']} sample(s) per task",
+             "", format_leaderboard(s["leaderboard"]), ""]
+    if s["comparisons"]:
+        lines.append(f"comparisons with the baseline {s['baseline']}:")
+        for c in s["comparisons"]:
+            lines += [format_comparison(c), ""]
+    if s["excluded_tasks"]:
+        lines.append("left out of the score by the gold gate: " + ", ".join(
+            f"{t['task_id']} ({t['verdict']})" for t in s["excluded_tasks"]))
+    lines += [f"note: {n}" for n in s["notes"]]
+    if index_html is not None:
+        lines.append(f"report: {index_html}")
+    return "\n".join(lines)
+
+
+def _report_action(name: str) -> TaskFailed | None:
+    gc.enable()  # dodo turns GC off for cheap no-op runs; matplotlib makes reference cycles
+    sources = Sources.from_env()
+    try:
+        summary, paths = render_report(name, out_root=sources.out_root, **env_kwargs(sources))
+    except EvalError as exc:
+        return TaskFailed(f"report of {name!r} refused: {exc}")
+    print(console_text(summary, paths["index.html"]))
+    return None
+
+
+def report_tasks(names: list[str]) -> Iterator[dict[str, Any]]:
+    """One `report:<set>` target per set with an evals/<set>.yaml; always runs (it is cheap,
+    and the store, not doit, knows whether anything changed)."""
+    evals = Sources.from_env().evals_root
+    for name in names:
+        if (evals / f"{name}.yaml").is_file():
+            yield {"name": name, "actions": [(_report_action, [name])], "uptodate": [False],
+                   "verbosity": 2,
+                   "doc": f"render reports/out/{name}/ (leaderboard, comparisons, plots) from "
+                          f"the store and the lock"}

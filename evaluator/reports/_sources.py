@@ -1,0 +1,54 @@
+"""Where a report reads from: the store, the task sets, the locks, eval configs and agents."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from evaluator.store import Store
+
+PathLike = str | os.PathLike[str]
+
+# The same variables the doit pipeline reads, so `doit report` and `python -m evaluator` agree
+# with `doit eval` on where everything lives.
+_ENV = {
+    "store": "EVAL_STORE",
+    "tasks_root": "EVAL_TASKS",
+    "lock_dir": "EVAL_LOCK_DIR",
+    "evals_root": "EVAL_EVALS",
+    "agents_root": "EVAL_AGENTS",
+    "out_root": "EVAL_REPORTS",
+}
+
+
+@dataclass(frozen=True)
+class Sources:
+    """Paths of every input of a report, and where rendered reports go."""
+
+    store: Path | None = None  # None: $EVAL_STORE, else .eval (the Store's own default)
+    tasks_root: Path = Path("tasks")
+    lock_dir: Path = Path("lock")
+    evals_root: Path = Path("evals")
+    agents_root: Path = Path("agents")
+    out_root: Path = Path("reports/out")
+
+    @classmethod
+    def from_env(cls) -> Sources:
+        """Defaults overridden by EVAL_STORE, EVAL_TASKS, EVAL_LOCK_DIR, EVAL_EVALS, EVAL_AGENTS
+        and EVAL_REPORTS."""
+        found = {field: Path(os.environ[var]) for field, var in _ENV.items()
+                 if os.environ.get(var)}
+        return replace(cls(), **found)
+
+    @classmethod
+    def of(cls, *, store: Store | PathLike | None = None, tasks_root: PathLike = "tasks",
+           lock_dir: PathLike = "lock", evals_root: PathLike = "evals",
+           agents_root: PathLike = "agents") -> Sources:
+        """From the keyword arguments of the public functions."""
+        root = store.root if isinstance(store, Store) else None if store is None else Path(store)
+        return cls(store=root, tasks_root=Path(tasks_root), lock_dir=Path(lock_dir),
+                   evals_root=Path(evals_root), agents_root=Path(agents_root))
+
+    def open_store(self) -> Store:
+        return Store(self.store)

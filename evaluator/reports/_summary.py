@@ -1,0 +1,129 @@
+"""The report as data: the one dict that summary.json, report.md, index.html and the console
+output are all rendered from, so they can never disagree."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from evaluator.gold import VALID
+from evaluator.reports._collect import Collected
+from evaluator.reports._compare import compare_rows, side
+from evaluator.reports._inputs import Inputs
+from evaluator.reports._leaderboard import leaderboard_rows_from, outcomes_by_task
+
+FORMAT = 1
+ALPHA = 0.05
+
+
+def build_summary(inputs: Inputs, collected: Collected, *, alpha: float = ALPHA,
+                  n_boot: int = 10_000) -> dict[str, Any]:
+    """Leaderboard, comparisons with the baseline, excluded tasks, outcome grid and notes."""
+    spec = inputs.spec
+    board = leaderboard_rows_from(collected.cells, inputs.plan.agents, spec.samples, alpha=alpha)
+    order = [r["agent"] for r in board]
+    return {
+        "format": FORMAT,
+        "task_set": inputs.name,
+        "description": inputs.task_set.spec.description,
+        "lock_version": inputs.lock_version,
+        "grader_version": inputs.grader_version,
+        "samples": spec.samples,
+        "alpha": alpha,
+        "baseline": spec.baseline,
+        "tasks": len(inputs.gate),
+        "valid_tasks": len(inputs.valid_tasks),
+        "simulated": any(r["simulated"] for r in board),
+        "leaderboard": board,
+        "comparisons": comparisons(inputs, collected, order, alpha=alpha, n_boot=n_boot),
+        "excluded_tasks": [
+            {"task_id": t, "verdict": v["verdict"], "why": v.get("why", ""),
+             "fixture": v.get("fixture")}
+            for t, v in sorted(inputs.gate.items()) if v["verdict"] != VALID
+        ],
+        "outcomes": outcome_grid(inputs, collected, order),
+        "notes": collected.notes + _notes(inputs, board, collected.cells),
+    }
+
+
+def comparisons(inputs: Inputs, collected: Collected, order: list[str], *, alpha: float,
+                n_boot: int) -> list[dict[str, Any]]:
+    """Every other agent against the baseline, in leaderboard order."""
+    base = inputs.spec.baseline
+    if base is None:
+        return []
+    cells = {name: [c for c in collected.cells if c["agent"] == name] for name in order}
+    agents = inputs.plan.agents
+
+    def who(name: str) -> dict[str, Any]:
+        return side(name, agents[name].identity, any(c["simulated"] for c in cells[name]),
+                    "plan")
+
+    return [compare_rows(cells[base], cells[name], inputs.lock, a=who(base), b=who(name),
+                         valid_tasks=inputs.valid_tasks, alpha=alpha, n_boot=n_boot)
+            for name in order if name != base]
+
+
+def outcome_grid(inputs: Inputs, collected: Collected, order: list[str]) -> dict[str, Any]:
+    """Agents x every task of the set: one state per cell, and the counts behind it."""
+    tasks = sorted(inputs.gate)
+    by_cell: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for c in collected.cells:
+        by_cell.setdefault((c["agent"], c["task_id"]), []).append(c)
+    grid: dict[str, dict[str, Any]] = {}
+    for name in order:
+        grid[name] = {}
+        for tid in tasks:
+            mine = by_cell.get((name, tid), [])
+            graded = [c for c in mine if c["graded"]]
+            grid[name][tid] = {
+                "state": cell_state(inputs.gate[tid]["verdict"] == VALID, mine),
+                "resolved": sum(c["resolved"] for c in graded),
+                "graded": len(graded),
+                "planned": len(mine),
+                "pending": sum(c["status"] == "pending" for c in mine),
+            }
+    verdicts = {tid: inputs.gate[tid]["verdict"] for tid in tasks}
+    return {"agents": order, "tasks": tasks, "verdicts": verdicts, "cells": grid}
+
+
+def cell_state(valid: bool, mine: list[dict[str, Any]]) -> str:
+    """excluded, error, policy, resolved, partial or failed, in that order of precedence."""
+    graded = [c for c in mine if c["graded"]]
+    if not valid:
+        return "excluded"
+    if not graded:
+        return "error"
+    if any(c["status"] == "policy" for c in graded):
+        return "policy"
+    solved = sum(c["resolved"] for c in graded)
+    return "resolved" if solved == len(graded) else "partial" if solved else "failed"
+
+
+def _notes(inputs: Inputs, board: list[dict[str, Any]],
+           cells: list[dict[str, Any]]) -> list[str]:
+    notes = []
+    if inputs.spec.baseline is None:
+        notes.append(f"evals/{inputs.name}.yaml names no baseline: no comparisons")
+    sims = [r["agent"] for r in board if r["simulated"]]
+    if sims:
+        notes.append(f"simulated agents (scripted model, not a real one): {', '.join(sims)}")
+    unfinished = sum(r["errors"] for r in board)
+    if unfinished:
+        notes.append(f"{unfinished} attempt(s) without a result (pending, infra error, "
+                     f"quarantined or ungraded) are left out of every rate; run "
+                     f"`doit eval:{inputs.name}` to retry them")
+    notes += _partial_pass_at_k(inputs, cells)
+    return notes
+
+
+def _partial_pass_at_k(inputs: Inputs, cells: list[dict[str, Any]]) -> list[str]:
+    """Name each pass@k that stands on fewer tasks than the rate, lest they be read as one set."""
+    notes = []
+    for name in inputs.spec.agents:
+        per_task = outcomes_by_task(c for c in cells if c["agent"] == name)
+        for k in range(2, inputs.spec.samples + 1):
+            n = sum(len(v) >= k for v in per_task.values())
+            if n < len(per_task):
+                notes.append(f"pass@{k} of {name} stands on {n} of its {len(per_task)} scored "
+                             f"tasks: the others have fewer than {k} graded samples")
+    return notes
