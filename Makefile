@@ -4,7 +4,7 @@ PY := $(VENV)/bin/python
 SET ?= demo
 JOBS ?= 4
 
-.PHONY: setup venv docker demo test lint bench clean-store
+.PHONY: setup venv docker demo serve test lint bench
 
 setup: venv docker
 
@@ -19,9 +19,15 @@ $(VENV)/.installed: requirements-dev.lock
 docker:
 	@.ci/docker-up
 
+# lock -> gold gate -> attempts of the two bundled (simulated) agents -> report.
 demo: setup
 	$(VENV)/bin/doit lock:$(SET)
 	$(VENV)/bin/doit -n $(JOBS) -P process gold:$(SET)
+	$(VENV)/bin/doit -n $(JOBS) -P process eval:$(SET)
+	$(VENV)/bin/doit report:$(SET)
+
+serve: setup
+	$(PY) -m evaluator serve
 
 lint: venv
 	$(VENV)/bin/ruff check .
@@ -32,3 +38,5 @@ test: setup lint
 
 bench: setup
 	$(PY) benchmarks/bench_noop.py
+	$(PY) benchmarks/bench_stats.py
+	$(PY) benchmarks/bench_throughput.py
