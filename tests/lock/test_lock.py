@@ -1,0 +1,83 @@
+from pathlib import Path
+
+import pytest
+
+from evaluator.errors import BadInputError, StaleLockError
+from evaluator.hashing import hash_json
+from evaluator.lock import load_locked, lock_path, lock_problems, read_lock, resolve_lock
+from evaluator.taskset import load_task_set
+from tests.helpers import make_set
+
+
+class FakeResolver:
+    def image(self, ref: str) -> str:
+        return "sha256:" + hash_json(ref)
+
+    def commit(self, image: str, workdir: str, ref: str) -> str:
+        return hash_json([image, ref])[:40]
+
+
+@pytest.fixture
+def locked(tmp_path: Path):
+    make_set(tmp_path / "tasks", "mini", ("add-bug", "other-bug"))
+    ts = load_task_set("mini", tmp_path / "tasks")
+    lock = resolve_lock(ts, FakeResolver())
+    lock_path("mini", tmp_path / "lock").parent.mkdir()
+    lock_path("mini", tmp_path / "lock").write_bytes(lock.to_json())
+    return ts, tmp_path / "lock"
+
+
+def test_lock_pins_images_commits_and_every_file(locked) -> None:
+    ts, lock_dir = locked
+    pin = read_lock("mini", lock_dir).pin("add-bug")
+    assert pin.image.startswith("sha256:") and len(pin.base_commit) == 40
+    assert {"task.yaml", "problem.md", "gold.patch", "hidden/tests/test_hidden.py",
+            "repo/calc/ops.py"} <= set(pin.files)
+
+
+def test_fresh_lock_has_no_problems_and_a_stable_version(locked) -> None:
+    ts, lock_dir = locked
+    assert lock_problems(ts, read_lock("mini", lock_dir)) == []
+    assert load_locked(ts, str(lock_dir)).version == resolve_lock(ts, FakeResolver()).version
+
+
+def test_each_changed_input_is_named_with_the_fix(locked) -> None:
+    ts, lock_dir = locked
+    (ts.dir / "add-bug" / "gold.patch").write_text("changed")
+    (ts.dir / "other-bug" / "hidden" / "tests" / "test_new.py").write_text("x")
+    with pytest.raises(StaleLockError) as info:
+        load_locked(ts, str(lock_dir))
+    assert "task 'add-bug': gold.patch changed" in str(info.value)
+    assert "task 'other-bug': hidden/tests/test_new.py added" in str(info.value)
+    assert "doit lock:mini" in str(info.value)
+
+
+def test_missing_lock_names_the_command(tmp_path: Path) -> None:
+    with pytest.raises(StaleLockError, match="doit lock:mini"):
+        read_lock("mini", tmp_path)
+
+
+def test_hand_edited_lock_is_refused(locked) -> None:
+    ts, lock_dir = locked
+    path = lock_path("mini", lock_dir)
+    path.write_text(path.read_text().replace("HEAD", "main", 1))
+    with pytest.raises(StaleLockError, match="edited by hand"):
+        read_lock("mini", lock_dir)
+
+
+def test_corrupt_lock_is_bad_input(locked) -> None:
+    _, lock_dir = locked
+    lock_path("mini", lock_dir).write_text("{not json")
+    with pytest.raises(BadInputError, match="not a valid lock"):
+        read_lock("mini", lock_dir)
+
+
+def test_unpinned_image_is_named(locked) -> None:
+    ts, lock_dir = locked
+    path = lock_path("mini", lock_dir)
+    lock = read_lock("mini", lock_dir)
+    from dataclasses import replace
+
+    bad = replace(lock, tasks={**lock.tasks, "add-bug": replace(lock.tasks["add-bug"], image="x:1")})
+    path.write_bytes(bad.to_json())
+    assert any("has no digest" in p for p in lock_problems(ts, read_lock("mini", lock_dir)))
