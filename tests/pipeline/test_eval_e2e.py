@@ -125,3 +125,19 @@ def test_each_cheat_is_flagged_with_a_named_policy_reason(gated: Project) -> Non
     reasons = {v["reason"] for r in results for v in r["violations"]}
     assert reasons == {"touches_tests", "digs_git_history"}
     assert all(r["grade_outcome"] == "resolved" for r in results)  # it did fix the bug, but cheated
+
+
+def test_api_key_never_reaches_output_or_store(gated: Project) -> None:
+    secret = "sk-eval-e2e-secret-31337"
+    adir = gated.root / "agents" / "sim-b"
+    spec = yaml.safe_load((adir / "agent.yaml").read_text())
+    spec["model"]["api_key_env"] = "EVAL_E2E_KEY"
+    (adir / "agent.yaml").write_text(yaml.safe_dump(spec))
+    gated.env["EVAL_E2E_KEY"] = secret
+    gated.eval_config(agents=["sim-b"], baseline="sim-b")
+    out, attempts, _ = run_eval(gated)
+    assert out.returncode == 0 and len(attempts) == 2
+    assert secret not in out.stdout + out.stderr
+    for path in (gated.root / "store").rglob("*"):
+        if path.is_file():
+            assert secret.encode() not in path.read_bytes(), path
