@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
+from evaluator.datafiles import load_model
 from evaluator.errors import BadInputError
 from evaluator.hashing import hash_bytes, hash_json
 
@@ -110,13 +110,7 @@ def load_agent(name: str, root: str | Path = "agents") -> Agent:
     if not file.is_file():
         known = sorted(p.parent.name for p in Path(root).glob("*/agent.yaml"))
         raise BadInputError(f"no agent {name!r}: {file} does not exist (known: {known})")
-    try:
-        spec = AgentSpec.model_validate(yaml.safe_load(file.read_text()))
-    except yaml.YAMLError as exc:
-        raise BadInputError(f"{file}: not valid YAML: {exc}") from None
-    except ValidationError as exc:
-        lines = [f"{file}: field '{'.'.join(map(str, e['loc']))}': {e['msg']}" for e in exc.errors()]
-        raise BadInputError("\n".join(lines)) from None
+    spec = load_model(file, AgentSpec)
     if spec.name != name:
         raise BadInputError(f"{file}: field 'name': is {spec.name!r}, must be {name!r}")
     prompts = {}

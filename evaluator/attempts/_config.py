@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
+from evaluator.datafiles import load_model
 from evaluator.errors import BadInputError
 
 
@@ -38,13 +38,7 @@ def load_eval(task_set: str, root: str | Path = "evals") -> EvalSpec:
     if not path.is_file():
         raise BadInputError(f"no eval config for task set {task_set!r}: create {path} "
                             "(see evals/demo.yaml)")
-    try:
-        spec = EvalSpec.model_validate(yaml.safe_load(path.read_text()))
-    except yaml.YAMLError as exc:
-        raise BadInputError(f"{path}: not valid YAML: {exc}") from None
-    except ValidationError as exc:
-        lines = [f"{path}: field '{'.'.join(map(str, e['loc']))}': {e['msg']}" for e in exc.errors()]
-        raise BadInputError("\n".join(lines)) from None
+    spec = load_model(path, EvalSpec)
     if spec.task_set != task_set:
         raise BadInputError(f"{path}: field 'task_set': is {spec.task_set!r}, must be {task_set!r}")
     if spec.baseline is not None and spec.baseline not in spec.agents:
