@@ -3,6 +3,7 @@
 from evaluator.policy._checks import (
     DIGS_GIT_HISTORY,
     READS_LEAK_PATHS,
+    TAMPERS_WITH_RUNNER,
     TOUCHES_HIDDEN_TESTS,
     TOUCHES_TEST_CONFIG,
     TOUCHES_TESTS,
@@ -14,6 +15,7 @@ from evaluator.policy._checks import (
 __all__ = [
     "DIGS_GIT_HISTORY",
     "READS_LEAK_PATHS",
+    "TAMPERS_WITH_RUNNER",
     "TOUCHES_HIDDEN_TESTS",
     "TOUCHES_TESTS",
     "TOUCHES_TEST_CONFIG",
