@@ -14,6 +14,7 @@ from doit.exceptions import TaskFailed
 
 from evaluator.attempts import (
     EvalPlan,
+    EvalSpec,
     estimate_cost,
     grade_attempt,
     load_eval,
@@ -21,7 +22,7 @@ from evaluator.attempts import (
     quarantined,
     run_attempt,
 )
-from evaluator.errors import EvalError, InfraError
+from evaluator.errors import BadInputError, EvalError, InfraError
 from evaluator.pipeline import _context as ctx
 from evaluator.pipeline._budget import Budget
 from evaluator.pipeline._slots import Slots
@@ -44,8 +45,32 @@ def _plan(name: str) -> EvalPlan:
     if loaded.error is not None:
         raise loaded.error
     assert loaded.task_set is not None and loaded.lock is not None
-    spec = load_eval(name, evals_root())
+    spec = _run_overrides(load_eval(name, evals_root()))
     return plan_eval(loaded.task_set, loaded.lock, spec, ctx.store(), agents_root())
+
+
+# --- run overrides (the HTTP API's knob) -------------------------------------------------------
+# A run scheduled through `evaluator.api` is one agent at a chosen number of samples; it reaches
+# this process only through the environment, so the API and a CLI user run the same targets and
+# land the same records. Both apply to every set this invocation plans.
+_SAMPLES_ENV = "EVAL_SAMPLES"
+_ONLY_AGENTS_ENV = "EVAL_ONLY_AGENTS"
+
+
+def _run_overrides(spec: EvalSpec) -> EvalSpec:
+    """`spec` with `$EVAL_SAMPLES` (1..100) and `$EVAL_ONLY_AGENTS` (comma-separated) applied."""
+    update: dict[str, Any] = {}
+    samples = os.environ.get(_SAMPLES_ENV, "").strip()
+    if samples:
+        if not samples.isdigit() or not 1 <= int(samples) <= 100:
+            raise BadInputError(f"${_SAMPLES_ENV} is {samples!r}; set a whole number from 1 to 100 "
+                                f"or unset it to use the eval config's samples")
+        update["samples"] = int(samples)
+    only = [a.strip() for a in os.environ.get(_ONLY_AGENTS_ENV, "").split(",") if a.strip()]
+    if only:
+        update["agents"] = only
+    return spec.model_copy(update=update) if update else spec
+# --- end of run overrides ----------------------------------------------------------------------
 
 
 def budget_path(task_set: str) -> Path:
