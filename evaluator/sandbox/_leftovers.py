@@ -71,14 +71,37 @@ def _abandoned(labels: dict[str, str]) -> bool:
     if host != socket.gethostname() or not pid.isdigit():
         # Another machine's process may be alive; only its deadline can tell.
         return False
-    return not _alive(int(pid))
+    return not _alive(int(pid), labels.get(CREATED, ""))
 
 
-def _alive(pid: int) -> bool:
+def _alive(pid: int, created: str = "") -> bool:
+    """Is the owner still running? A zombie is not (a SIGKILLed worker can linger unreaped), and
+    neither is a process that started after the container was made (its pid was reused)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:
         return True  # exists, owned by someone else
-    return True
+    started = _start_time(pid)
+    if started is None:
+        return True
+    state, start_s = started
+    if state == "Z":
+        return False
+    try:
+        return start_s <= float(created) + 1
+    except ValueError:
+        return True
+
+
+def _start_time(pid: int) -> tuple[str, float] | None:
+    """(state, start time in Unix seconds) from /proc, or None where /proc cannot tell."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        with open("/proc/stat") as f:
+            boot = next(float(line.split()[1]) for line in f if line.startswith("btime"))
+        return fields[0], boot + int(fields[19]) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, StopIteration):
+        return None

@@ -50,7 +50,7 @@ def test_malformed_task_stops_everything_with_file_and_field(project: Project) -
     assert not (project.root / "lock" / "mini.lock").exists()
 
 
-def test_sigkill_mid_gold_then_rerun_redoes_only_the_unfinished(project: Project) -> None:
+def test_sigkill_mid_gold_then_rerun_redoes_only_the_unfinished(project: Project, docker_client) -> None:
     project.doit("lock:mini")
     store = Store(project.root / "store")
     proc = project.popen("-n", "2", "-P", "process", "gold:mini")
@@ -65,3 +65,5 @@ def test_sigkill_mid_gold_then_rerun_redoes_only_the_unfinished(project: Project
     assert rerun.returncode == 0, rerun.stdout + rerun.stderr
     assert len(executed(rerun.stdout, "grade:")) == 8 - len(finished)
     assert finished <= {r["key"] for r in store.iter_records("grade")}
+    # The killed run's containers were found and removed by the rerun.
+    assert docker_client.containers.list(all=True, filters={"label": "evaluator.managed=1"}) == []
