@@ -23,6 +23,7 @@ from evaluator.attempts import (
     run_attempt,
 )
 from evaluator.errors import BadInputError, EvalError, InfraError
+from evaluator.hashing import hash_bytes
 from evaluator.pipeline import _context as ctx
 from evaluator.pipeline._budget import Budget
 from evaluator.pipeline._slots import Slots
@@ -92,7 +93,9 @@ def _model(plan: EvalPlan, agent_name: str) -> Any:
     if not url:
         raise InfraError("no simulated endpoint is running for this process")
     prices = Prices.load(evals_root() / plan.spec.prices) if plan.spec.prices else Prices()
-    slots = Slots(ctx.store().root / "locks", plan.spec.concurrency.model_requests, "model")
+    # One bound per endpoint, shared by every worker process on this store.
+    endpoint = hash_bytes(url.encode())[:12]
+    slots = Slots(ctx.store().root / "locks", plan.spec.concurrency.model_requests, f"model-{endpoint}")
     return OpenAIClient(url, m.id, api_key_env=m.api_key_env, timeout_s=m.timeout_s,
                         max_retries=m.max_retries, prices=prices,
                         max_in_flight=plan.spec.concurrency.model_requests, limiter=slots.acquire)
