@@ -215,6 +215,10 @@ def eval_tasks(names: list[str]) -> Iterator[dict[str, Any]]:
     """Yield attempt, grade, summary and plan targets for every set with an evals/<set>.yaml."""
     store = ctx.store()
     os.environ.setdefault(_INVOCATION_ENV, str(os.getpid()))
+    yield {"basename": "attempt", "name": None,
+           "doc": "one attempt (<set>/<agent>/<task>/<sample>); run by eval:<set>"}
+    yield {"basename": "evalgrade", "name": None,
+           "doc": "the grade and policy checks of one attempt; run by eval:<set>"}
     for name in names:
         if not (evals_root() / f"{name}.yaml").is_file():
             continue

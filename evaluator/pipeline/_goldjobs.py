@@ -81,6 +81,10 @@ def _summary_action(name: str) -> TaskFailed | None:
 def gold_tasks(names: list[str]) -> Iterator[dict[str, Any]]:
     """Yield every grade, verdict and summary target of the sets' gold gates."""
     store = ctx.store()
+    yield {"basename": "grade", "name": None,
+           "doc": "one grade of the gold gate (<set>/<task>/<gold|empty>/<rep>); run by gold:<set>"}
+    yield {"basename": "verdict", "name": None,
+           "doc": "one task's gold-gate verdict (<set>/<task>); run by gold:<set>"}
     for name in names:
         loaded = ctx.load(name)
         summary: dict[str, Any] = {
