@@ -7,11 +7,17 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import yaml
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from evaluator.errors import BadInputError
 
 M = TypeVar("M", bound=BaseModel)
+
+
+class StrictModel(BaseModel):
+    """Base of every data-file model: unknown keys are errors, values are not coerced."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 # libyaml's loader when present: ten times faster, and a no-op run parses every task.yaml.
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -47,4 +53,4 @@ def load_model(file: Path, model: type[M]) -> M:
     return parsed
 
 
-__all__ = ["load_model", "parse_model"]
+__all__ = ["StrictModel", "load_model", "parse_model"]

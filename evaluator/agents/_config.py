@@ -8,18 +8,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from evaluator.datafiles import load_model
+from evaluator.datafiles import StrictModel, load_model
 from evaluator.errors import BadInputError
 from evaluator.hashing import hash_bytes, hash_json
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
-
-
-class ModelSpec(_Strict):
+class ModelSpec(StrictModel):
     endpoint: str = Field(description="OpenAI-compatible base URL (…/v1), or `simulated`")
     id: str = Field(description="model id sent to the endpoint")
     api_key_env: str | None = Field(None, description="env var holding the API key, if any")
@@ -27,19 +23,19 @@ class ModelSpec(_Strict):
     max_retries: int = Field(5, ge=0, description="retries on 429, 5xx and connection errors")
 
 
-class SamplingSpec(_Strict):
+class SamplingSpec(StrictModel):
     temperature: float = Field(0.0, ge=0, description="sampling temperature")
     seed: int = Field(0, description="base seed; each sample derives its own from it")
     max_tokens: int | None = Field(None, gt=0, description="cap on reply tokens")
 
 
-class PromptSpec(_Strict):
+class PromptSpec(StrictModel):
     system: str = Field(description="jinja2 template of the system message (file in the agent)")
     instance: str = Field(description="jinja2 template of the first user message")
     format_error: str = Field(description="template sent back when a reply has no one command")
 
 
-class LimitSpec(_Strict):
+class LimitSpec(StrictModel):
     max_steps: int = Field(30, ge=1, description="model calls per attempt")
     wall_clock_s: float = Field(900, gt=0, description="wall-clock limit of an attempt")
     max_cost_usd: float = Field(3.0, gt=0, description="model dollars per attempt")
@@ -49,7 +45,7 @@ class LimitSpec(_Strict):
     output_tail_chars: int = Field(4000, ge=100, description="output kept from the end")
 
 
-class AgentSpec(_Strict):
+class AgentSpec(StrictModel):
     """`agents/<name>/agent.yaml`."""
 
     name: str = Field(description="agent name; must equal its folder name")

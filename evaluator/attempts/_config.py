@@ -4,22 +4,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from evaluator.datafiles import load_model
+from evaluator.datafiles import StrictModel, load_model
 from evaluator.errors import BadInputError
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
-
-
-class Concurrency(_Strict):
+class Concurrency(StrictModel):
     sandboxes: int = Field(4, ge=1, le=256, description="sandboxes in use at once")
     model_requests: int = Field(8, ge=1, le=1024, description="model requests in flight at once")
 
 
-class EvalSpec(_Strict):
+class EvalSpec(StrictModel):
     """`evals/<set>.yaml`."""
 
     task_set: str = Field(description="the task set; must equal the file's name")

@@ -5,23 +5,21 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, Field, field_validator
+
+from evaluator.datafiles import StrictModel
 
 _ID = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 _PINNED = re.compile(r"^[^@\s]+@sha256:[0-9a-f]{64}$")
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
-
-
-class BuildSpec(_Strict):
+class BuildSpec(StrictModel):
     """How to build a task image locally from files in the task folder."""
 
     repo: str = Field(description="folder in the task copied to `workdir` and committed once")
 
 
-class SandboxSpec(_Strict):
+class SandboxSpec(StrictModel):
     """Limits for every sandbox of the set."""
 
     cpus: float = Field(1.0, gt=0, description="CPU cores a sandbox may use")
@@ -33,7 +31,7 @@ class SandboxSpec(_Strict):
     output_limit_bytes: int = Field(100_000, ge=1024, description="output kept per command")
 
 
-class SetSpec(_Strict):
+class SetSpec(StrictModel):
     """`tasks/<set>/set.yaml`."""
 
     name: str = Field(description="the set's name; must equal its folder name")
@@ -42,7 +40,7 @@ class SetSpec(_Strict):
     sandbox: SandboxSpec = Field(SandboxSpec(), description="sandbox limits")
 
 
-class TaskSpec(_Strict):
+class TaskSpec(StrictModel):
     """`tasks/<set>/<task>/task.yaml`."""
 
     id: str = Field(description="task id; must equal the folder name")
