@@ -1,5 +1,6 @@
 """Agents: configs as data, the AgentContext seam, and the reference bash-only agent."""
 
+from evaluator.agents._closure import Closure, code_closure
 from evaluator.agents._config import (
     Agent,
     AgentSpec,
@@ -9,6 +10,14 @@ from evaluator.agents._config import (
     SamplingSpec,
     load_agent,
     resolve_entry_point,
+)
+from evaluator.agents._environment import (
+    EnvironmentDriftError,
+    check_environment,
+    environment_drift,
+    environment_identity,
+    installed_distributions,
+    locked_pins,
 )
 from evaluator.agents._protocol import (
     AgentContext,
@@ -29,7 +38,9 @@ __all__ = [
     "AgentFn",
     "AgentSpec",
     "AttemptEnd",
+    "Closure",
     "CostLimit",
+    "EnvironmentDriftError",
     "FormatErrors",
     "LimitSpec",
     "ModelSpec",
@@ -38,6 +49,12 @@ __all__ = [
     "StepLimit",
     "Submitted",
     "WallClockLimit",
+    "check_environment",
+    "code_closure",
+    "environment_drift",
+    "environment_identity",
+    "installed_distributions",
+    "locked_pins",
     "load_agent",
     "parse_action",
     "reference_agent",

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import functools
 import importlib
-import inspect
-from dataclasses import dataclass
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field
 
+from evaluator.agents._closure import Closure, code_closure, defines
+from evaluator.agents._environment import environment_identity
 from evaluator.datafiles import StrictModel, load_model
 from evaluator.errors import BadInputError
-from evaluator.hashing import hash_bytes, hash_json
+from evaluator.hashing import hash_file, hash_json, tree_files
 
 
 class ModelSpec(StrictModel):
@@ -21,6 +25,9 @@ class ModelSpec(StrictModel):
     api_key_env: str | None = Field(None, description="env var holding the API key, if any")
     timeout_s: float = Field(60, gt=0, description="timeout of one model request")
     max_retries: int = Field(5, ge=0, description="retries on 429, 5xx and connection errors")
+    price: Literal["table", "free", "unpriced"] = Field(
+        "table", description="table: priced by the eval's price table (a missing entry is an "
+        "error); free: costs nothing; unpriced: cost unknown, shown as unpriced, no cost limit")
 
 
 class SamplingSpec(StrictModel):
@@ -50,6 +57,9 @@ class AgentSpec(StrictModel):
 
     name: str = Field(description="agent name; must equal its folder name")
     entry_point: str = Field(description="module:callable that runs one attempt")
+    extra_modules: list[str] = Field(
+        [], description="modules the entry point imports by name at run time (importlib), "
+        "hashed into the identity like the ones it imports statically")
     model: ModelSpec = Field(description="where and which model")
     sampling: SamplingSpec = Field(SamplingSpec(), description="sampling")
     prompts: PromptSpec = Field(description="prompt template files")
@@ -58,12 +68,22 @@ class AgentSpec(StrictModel):
 
 @dataclass(frozen=True)
 class Agent:
-    """A loaded agent: spec, prompt texts, and its identity hash."""
+    """A loaded agent: spec, prompt texts, and what its identity hashes.
+
+    `code` is its own modules (the entry point's import closure), `files` every other file of
+    its folder, `environment` the interpreter and installed distributions it runs with.
+    """
 
     spec: AgentSpec
     dir: Path
     prompts: dict[str, str]
-    code_hash: str
+    code: Closure
+    files: dict[str, str] = field(default_factory=dict)
+    environment: dict[str, Any] = field(default_factory=dict)
+
+    @functools.cached_property
+    def code_hash(self) -> str:
+        return hash_json(self.code.modules)
 
     @property
     def name(self) -> str:
@@ -77,13 +97,15 @@ class Agent:
     def prompt_hash(self) -> str:
         return hash_json(self.prompts)
 
-    @property
+    @functools.cached_property
     def identity(self) -> str:
-        """Hash of code, config and prompts; where the endpoint lives is not part of it."""
+        """Hash of config, prompts, own code, folder and environment; where the endpoint lives
+        is not part of it."""
         config = self.spec.model_dump()
         config["model"].pop("endpoint")
         config["model"]["simulated"] = self.simulated
-        return hash_json({"config": config, "prompts": self.prompts, "code": self.code_hash})[:32]
+        return hash_json({"config": config, "prompts": self.prompts, "code": self.code.modules,
+                          "files": self.files, "environment": self.environment})[:32]
 
 
 def resolve_entry_point(entry: str, where: str = "entry_point") -> Any:
@@ -99,8 +121,32 @@ def resolve_entry_point(entry: str, where: str = "entry_point") -> Any:
     return fn
 
 
-def load_agent(name: str, root: str | Path = "agents") -> Agent:
-    """Read and validate `root/<name>/agent.yaml` and its prompt files."""
+def _folder_files(adir: Path) -> dict[str, str]:
+    """Every file of the agent's folder but agent.yaml (its parsed config is hashed instead, so
+    that moving the endpoint does not change the identity), by relative path."""
+    return {p.relative_to(adir).as_posix(): hash_file(p) for p in tree_files(adir)
+            if p != adir / "agent.yaml"}
+
+
+def _entry_module(spec: AgentSpec, file: Path, search_path: Sequence[str]) -> str:
+    module_name, _, attr = spec.entry_point.partition(":")
+    if not module_name or not attr:
+        raise BadInputError(f"{file}: field 'entry_point': {spec.entry_point!r} must look like "
+                            "package.module:callable")
+    # Read, not imported: agent code runs only in the attempt, never while planning.
+    problem = defines(module_name, attr, search_path)
+    if problem:
+        raise BadInputError(f"{file}: field 'entry_point': cannot load {spec.entry_point!r}: "
+                            f"{problem}; put its package on PYTHONPATH or fix the name")
+    return module_name
+
+
+def load_agent(name: str, root: str | Path = "agents",
+               search_path: Sequence[str] | None = None) -> Agent:
+    """Read and validate `root/<name>/agent.yaml` and its prompt files.
+
+    `search_path` is the Python path the agent runs with (default: this interpreter's).
+    """
     adir = Path(root) / name
     file = adir / "agent.yaml"
     if not file.is_file():
@@ -110,14 +156,13 @@ def load_agent(name: str, root: str | Path = "agents") -> Agent:
     if spec.name != name:
         raise BadInputError(f"{file}: field 'name': is {spec.name!r}, must be {name!r}")
     prompts = {}
-    for field, rel in spec.prompts.model_dump().items():
+    for which, rel in spec.prompts.model_dump().items():
         path = (adir / rel).resolve()
         if not path.is_relative_to(adir.resolve()) or not path.is_file():
-            raise BadInputError(f"{file}: field 'prompts.{field}': {rel!r} is not a file in {adir}")
-        prompts[field] = path.read_text()
-    fn = resolve_entry_point(spec.entry_point, f"{file}: field 'entry_point'")
-    try:
-        source = inspect.getsource(inspect.getmodule(fn) or fn)
-    except (OSError, TypeError):
-        source = spec.entry_point
-    return Agent(spec=spec, dir=adir, prompts=prompts, code_hash=hash_bytes(source.encode()))
+            raise BadInputError(f"{file}: field 'prompts.{which}': {rel!r} is not a file in {adir}")
+        prompts[which] = path.read_text()
+    search = list(sys.path if search_path is None else search_path)
+    module = _entry_module(spec, file, search)
+    return Agent(spec=spec, dir=adir, prompts=prompts,
+                 code=code_closure([module, *spec.extra_modules], search),
+                 files=_folder_files(adir), environment=environment_identity(search))

@@ -9,8 +9,9 @@ from evaluator.attempts._plan import (
     plan_eval,
     quarantined,
 )
+from evaluator.attempts._provenance import checkout_state, provenance
 from evaluator.attempts._result import FAILED, POLICY, RESOLVED, grade_attempt
-from evaluator.attempts._run import Trajectory, extract_patch, provenance, run_attempt
+from evaluator.attempts._run import Trajectory, extract_patch, run_attempt
 from evaluator.attempts._summary import attempt_status, format_summary, summarize
 
 __all__ = [
@@ -32,6 +33,7 @@ __all__ = [
     "attempt_key",
     "attempt_material",
     "attempt_seed",
+    "checkout_state",
     "extract_patch",
     "load_eval",
     "provenance",

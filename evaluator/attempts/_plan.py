@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evaluator.agents import Agent, load_agent
+from evaluator.agents import Agent, check_environment, load_agent
 from evaluator.attempts._config import EvalSpec
 from evaluator.attempts._key import attempt_key, attempt_material, attempt_seed
 from evaluator.errors import BadInputError
@@ -56,7 +56,9 @@ class EvalPlan:
 
 def plan_eval(task_set: TaskSet, lock: Lock, spec: EvalSpec, store: Store,
               agents_root: str | Path = "agents") -> EvalPlan:
-    """Agents x valid tasks x samples; refuses while any gold verdict is undecided."""
+    """Agents x valid tasks x samples; refuses while any gold verdict is undecided, and in a
+    Python environment that differs from requirements.lock (a key would not say what ran)."""
+    check_environment()
     agents = {name: load_agent(name, agents_root) for name in spec.agents}
     gate = verdicts(store, task_set, lock)
     undecided = sorted(t for t, v in gate.items() if v["verdict"] == "incomplete")

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import functools
 import shlex
-import subprocess
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from evaluator.agents import Agent, AgentContext, AttemptEnd, resolve_entry_point
+from evaluator.attempts._provenance import provenance
 from evaluator.errors import InfraError
 from evaluator.hashing import canonical_json
 from evaluator.lock import TaskPin
@@ -17,7 +16,6 @@ from evaluator.model import ModelClient
 from evaluator.sandbox import DockerSandboxes, Sandbox, SandboxLimits
 from evaluator.store import Store
 from evaluator.taskset import Task
-from evaluator.version import harness_version
 
 _PATCH_CAP = 10_000_000
 # Bytecode and tool caches that running the tests leaves behind are not part of a fix.
@@ -26,20 +24,6 @@ _NOT_CACHES = " ".join(f"':(exclude,glob){p}'" for p in (
 # Every knob that could make `git diff` run a program or rewrite its output is switched off.
 _GIT = ("git -c core.hooksPath=/dev/null -c core.fsmonitor=false -c diff.external= "
         "-c core.attributesFile=/dev/null")
-
-
-@functools.cache
-def provenance() -> dict[str, Any]:
-    """Our own git commit and whether the tree had uncommitted changes."""
-    def git(*args: str) -> str:
-        try:
-            return subprocess.run(["git", *args], capture_output=True, text=True,
-                                  timeout=10).stdout.strip()
-        except (OSError, subprocess.SubprocessError):
-            return ""
-    return {"git_commit": git("rev-parse", "HEAD") or None,
-            "git_dirty": bool(git("status", "--porcelain", "--untracked-files=no")),
-            "harness_version": harness_version("attempt")}
 
 
 @dataclass
@@ -117,5 +101,5 @@ def run_attempt(*, store: Store, sandboxes: DockerSandboxes, model: ModelClient,
         "cost": {"model_usd": round(usage["cost_usd"], 6), "sandbox_usd": round(sandbox_usd, 6),
                  "total_usd": round(usage["cost_usd"] + sandbox_usd, 6),
                  "sandbox_s": round(sandbox_s, 3)},
-        "started": started, "finished": time.time(), "provenance": provenance(),
+        "started": started, "finished": time.time(), "provenance": provenance(agent),
     }

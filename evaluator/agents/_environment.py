@@ -1,0 +1,116 @@
+"""The Python environment code runs in: the interpreter and every installed distribution.
+
+An agent's identity holds the name and version of each distribution it could import, so swapping
+a library version makes its attempts stale. The harness's own environment must be exactly what
+`requirements.lock` pins: installing a scaffold beside it can silently up- or downgrade a harness
+dependency, and then a key no longer says what ran.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.metadata
+import os
+import platform
+import re
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from evaluator.errors import BadInputError
+
+_ROOT = Path(__file__).resolve().parents[2]
+LOCK_FILE = _ROOT / "requirements.lock"
+_PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?==([^\s;\\]+)")
+
+
+class EnvironmentDriftError(BadInputError):
+    """The installed distributions differ from the lock; `problems` names each one."""
+
+    def __init__(self, message: str, problems: list[str]) -> None:
+        self.problems = problems
+        super().__init__(message)
+
+
+def normalize(name: str) -> str:
+    """A distribution name as PEP 503 compares them (`Python_Dateutil` is `python-dateutil`)."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+@functools.lru_cache(maxsize=16)
+def _installed(stamped: tuple[tuple[str, int], ...]) -> tuple[tuple[str, str], ...]:
+    found: dict[str, str] = {}
+    for dist in importlib.metadata.distributions(path=[p for p, _ in stamped]):
+        name = dist.metadata["Name"]
+        if name:
+            # The first on the path wins, as it does for `import`.
+            found.setdefault(normalize(name), dist.version)
+    return tuple(sorted(found.items()))
+
+
+def installed_distributions(search_path: Sequence[str] | None = None) -> dict[str, str]:
+    """Normalised name -> version of every distribution importable along `search_path`."""
+    # Keyed by each folder's mtime: installing or removing a distribution adds or removes a
+    # folder there, so a long-running process (the API server) sees the change.
+    return dict(_installed(tuple((p, _mtime(p)) for p in (sys.path if search_path is None
+                                                          else search_path))))
+
+
+def _mtime(path: str) -> int:
+    try:
+        return os.stat(path or os.curdir).st_mtime_ns
+    except OSError:
+        return 0
+
+
+def environment_identity(search_path: Sequence[str] | None = None) -> dict[str, Any]:
+    """What an agent's identity holds of its environment: interpreter and distributions."""
+    return {"python": f"{platform.python_implementation()} {platform.python_version()}",
+            "distributions": sorted(installed_distributions(search_path).items())}
+
+
+def locked_pins(lock_file: str | Path = LOCK_FILE) -> dict[str, str]:
+    """Normalised name -> version of every `name==version` line of a pip lock file."""
+    pins = {}
+    for line in Path(lock_file).read_text(encoding="utf-8").splitlines():
+        match = _PIN.match(line)
+        if match:
+            pins[normalize(match.group(1))] = match.group(2)
+    return pins
+
+
+def environment_drift(pins: dict[str, str], installed: dict[str, str]) -> list[str]:
+    """One line per pinned distribution that is missing or at another version."""
+    problems = []
+    for name, version in sorted(pins.items()):
+        have = installed.get(name)
+        if have is None:
+            problems.append(f"{name}: pinned {version}, not installed")
+        elif have != version:
+            problems.append(f"{name}: pinned {version}, installed {have}")
+    return problems
+
+
+def check_environment(lock_file: str | Path = LOCK_FILE,
+                      search_path: Sequence[str] | None = None) -> None:
+    """Refuse to go on when this interpreter's distributions differ from `lock_file`."""
+    problems = environment_drift(locked_pins(lock_file), installed_distributions(search_path))
+    if problems:
+        lines = "\n".join(f"  - {p}" for p in problems)
+        raise EnvironmentDriftError(
+            f"the harness's Python environment ({sys.prefix}) differs from {lock_file}:\n{lines}\n"
+            f"reinstall the pinned versions with `{sys.executable} -m pip install --require-hashes "
+            f"-r requirements-dev.lock` (or `rm -rf .venv && make venv`); install a scaffold's own "
+            f"dependencies only at versions the lock allows, or pin them in the lock", problems)
+
+
+__all__ = [
+    "LOCK_FILE",
+    "EnvironmentDriftError",
+    "check_environment",
+    "environment_drift",
+    "environment_identity",
+    "installed_distributions",
+    "locked_pins",
+]
