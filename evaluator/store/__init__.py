@@ -1,5 +1,8 @@
-"""The store: content-addressed blobs, create-once JSON records, and a SQLite index."""
+"""The store: content-addressed blobs, create-once JSON records, and a SQLite index, optionally
+fronting a remote (an S3 bucket, see evaluator.remote) as a checked read- and write-through cache."""
 
-from evaluator.store._store import DEFAULT_ROOT, Store, default_root
+from evaluator.store._backend import RemoteBackend
+from evaluator.store._store import DEFAULT_ROOT, FROM_ENV, Store, default_root
+from evaluator.store._through import RemoteCache
 
-__all__ = ["DEFAULT_ROOT", "Store", "default_root"]
+__all__ = ["DEFAULT_ROOT", "FROM_ENV", "RemoteBackend", "RemoteCache", "Store", "default_root"]

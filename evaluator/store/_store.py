@@ -2,23 +2,30 @@
 
 The store, not doit's state DB, decides what is up to date: a target is done when its record
 exists. Records are created once and never overwritten, so a failed or killed run cannot damage
-what an earlier run finished.
+what an earlier run finished. With a remote (`$EVAL_REMOTE`, see `_through`), the local
+directory is a checked cache in front of it: what is not here is read through, what lands here
+is written through.
 """
 
 from __future__ import annotations
 
+import enum
 import json
 import os
+import sys
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from evaluator.errors import BadInputError
 from evaluator.hashing import canonical_json, hash_bytes
+from evaluator.remote import remote_from_env
+from evaluator.store._backend import RemoteBackend
 from evaluator.store._files import create_exclusive, replace_atomic
 from evaluator.store._index import Index
+from evaluator.store._through import RemoteCache
 
 DEFAULT_ROOT = ".eval"
 
@@ -28,34 +35,56 @@ def default_root() -> Path:
     return Path(os.environ.get("EVAL_STORE") or DEFAULT_ROOT)
 
 
-class Store:
-    """Blobs, records and the index under one root directory."""
+class _FromEnv(enum.Enum):
+    FROM_ENV = "env"
 
-    def __init__(self, root: str | os.PathLike[str] | None = None) -> None:
+
+FROM_ENV: Literal[_FromEnv.FROM_ENV] = _FromEnv.FROM_ENV
+
+
+def _stderr(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+class Store:
+    """Blobs, records and the index under one root directory, optionally fronting a remote.
+
+    `remote` FROM_ENV (the default) reads `$EVAL_REMOTE` like `root` reads `$EVAL_STORE`, so
+    every part of the harness that opens the store gets the same remote; None means local only.
+    `notify` receives each line about a remote record that was refused or not uploaded.
+    """
+
+    def __init__(self, root: str | os.PathLike[str] | None = None,
+                 remote: RemoteBackend | None | Literal[_FromEnv.FROM_ENV] = FROM_ENV,
+                 *, notify: Callable[[str], None] = _stderr) -> None:
         self.root = Path(root) if root is not None else default_root()
         self._tmp = self.root / "tmp"
         for sub in ("blobs", "records", "errors", "tmp"):
             (self.root / sub).mkdir(parents=True, exist_ok=True)
         self.index = Index(self.root / "index.sqlite")
         self._records = os.path.join(os.fspath(self.root), "records")
+        backend = remote_from_env() if remote is FROM_ENV else remote
+        self.remote = RemoteCache(backend, self, notify) if backend is not None else None
 
     # blobs ---------------------------------------------------------------------------------
     def put_blob(self, data: bytes) -> str:
         """Store `data` once; return its blake3."""
         digest = hash_bytes(data)
-        path = self._blob_path(digest)
-        if not path.exists():
-            create_exclusive(path, data, self._tmp)
+        self.land_blob(digest, data)
         return digest
 
     def get_blob(self, digest: str) -> bytes:
-        try:
-            return self._blob_path(digest).read_bytes()
-        except FileNotFoundError:
-            raise BadInputError(f"blob {digest} is not in the store at {self.root}") from None
+        data = self.local_blob(digest)
+        if data is None and self.remote is not None:
+            data = self.remote.fetch_blob(digest)
+        if data is None:
+            where = f" nor in {self.remote.backend.url}" if self.remote is not None else ""
+            raise BadInputError(f"blob {digest} is not in the store at {self.root}{where}")
+        return data
 
     def has_blob(self, digest: str) -> bool:
-        return self._blob_path(digest).exists()
+        return self.has_local_blob(digest) or (
+            self.remote is not None and self.remote.fetch_blob(digest) is not None)
 
     def _blob_path(self, digest: str) -> Path:
         if len(digest) != 64 or not all(c in "0123456789abcdef" for c in digest):
@@ -71,21 +100,34 @@ class Store:
         return f"{self._records}/{kind}/{key[:2]}/{key}.json"
 
     def has(self, kind: str, key: str) -> bool:
-        """Is this target done? One stat, no hashing: the cost of a no-op run."""
-        return os.path.exists(self._record_str(kind, key))
+        """Is this target done? One stat, no hashing: the cost of a no-op run. A key not here is
+        looked up in the remote's listing and, when listed, fetched and checked."""
+        if os.path.exists(self._record_str(kind, key)):
+            return True
+        return self.remote is not None and self.remote.fetch_record(kind, key) is not None
 
     def get(self, kind: str, key: str) -> dict[str, Any] | None:
         try:
             with open(self._record_str(kind, key), "rb") as f:
                 data: dict[str, Any] = json.loads(f.read())
         except FileNotFoundError:
-            return None
+            return self.remote.fetch_record(kind, key) if self.remote is not None else None
         return data
 
     def put(self, kind: str, key: str, record: dict[str, Any]) -> bool:
-        """Create the record for (kind, key); False when one already exists (it is kept)."""
+        """Create the record for (kind, key); False when one already exists (it is kept).
+
+        With a writable remote the record goes up first, with a conditional put; when the remote
+        already holds one for the key, that one lands here instead (see `RemoteCache.push`), so
+        two machines never keep two records for one key. A remote that cannot be reached is
+        reported and the record lands here all the same."""
+        if self.has_local(kind, key):
+            return False
         body = {**record, "kind": kind, "key": key, "created": record.get("created", time.time())}
-        landed = create_exclusive(self.record_path(kind, key), canonical_json(body), self._tmp)
+        data = canonical_json(body)
+        if self.remote is not None and self.remote.push(kind, key, data, body) is not None:
+            return False  # another machine landed this key first: its record is now ours too
+        landed = create_exclusive(self.record_path(kind, key), data, self._tmp)
         if landed:
             self.index.add(kind, key, body)
         return landed
@@ -97,7 +139,11 @@ class Store:
             yield json.loads(path.read_bytes())
 
     def query(self, kind: str, **where: str) -> list[dict[str, Any]]:
-        """Records of a kind filtered on indexed columns (task_set, task_id, subject, status)."""
+        """Records of a kind filtered on indexed columns (task_set, task_id, subject, status).
+
+        With a remote, its records of the kind are landed here first (once per run)."""
+        if self.remote is not None:
+            self.remote.mirror(kind)
         return list(self.index.query(kind, **where))
 
     def reindex(self) -> int:
@@ -110,6 +156,32 @@ class Store:
         ]
         self.index.add_many(rows)
         return len(rows)
+
+    # the local side, for the remote cache ---------------------------------------------------
+    def has_local(self, kind: str, key: str) -> bool:
+        return os.path.exists(self._record_str(kind, key))
+
+    def has_local_blob(self, digest: str) -> bool:
+        return self._blob_path(digest).exists()
+
+    def local_blob(self, digest: str) -> bytes | None:
+        try:
+            return self._blob_path(digest).read_bytes()
+        except FileNotFoundError:
+            return None
+
+    def land_blob(self, digest: str, data: bytes) -> None:
+        path = self._blob_path(digest)
+        if not path.exists():
+            create_exclusive(path, data, self._tmp)
+
+    def land_record(self, kind: str, key: str, body: bytes,
+                    record: dict[str, Any]) -> dict[str, Any]:
+        """Land a checked remote record as is; a local one that won a race is kept, and returned."""
+        if create_exclusive(self.record_path(kind, key), body, self._tmp):
+            self.index.add(kind, key, record)
+            return record
+        return self.get(kind, key) or record
 
     # infra errors: kept beside, never in place of, a record --------------------------------
     def put_error(self, kind: str, key: str, error: dict[str, Any]) -> None:
