@@ -9,13 +9,15 @@ from ._limiter import Limiter, endpoint_limiter
 from ._prices import Price, Prices
 from ._scripted import ScriptedCall, ScriptedModel, ScriptExhaustedError
 from ._stats import ClientStats
-from ._types import SIMULATED_FINGERPRINT, Completion, ModelClient, Usage
+from ._types import SIMULATED_FINGERPRINT, Choice, Completion, Message, ModelClient, Tool, ToolCall, Usage
 
 __all__ = [
     "SIMULATED_FINGERPRINT",
+    "Choice",
     "ClientStats",
     "Completion",
     "Limiter",
+    "Message",
     "ModelClient",
     "ModelRequestError",
     "ModelUnavailableError",
@@ -25,6 +27,8 @@ __all__ = [
     "ScriptExhaustedError",
     "ScriptedCall",
     "ScriptedModel",
+    "Tool",
+    "ToolCall",
     "Usage",
     "endpoint_limiter",
 ]

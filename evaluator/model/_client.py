@@ -6,13 +6,14 @@ header: it is kept out of logs, exception messages and repr, since all three end
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 import os
 import random
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from email.utils import parsedate_to_datetime
 from typing import Any
 
@@ -22,9 +23,11 @@ from evaluator.errors import BadInputError
 
 from ._errors import ModelRequestError, ModelUnavailableError
 from ._limiter import Limiter, endpoint_limiter
+from ._parse import Malformed, Parsed, StreamAssembler, parse_body
 from ._prices import Prices
+from ._request import request_body
 from ._stats import ClientStats, StatsCounter
-from ._types import SIMULATED_FINGERPRINT, Completion, Usage
+from ._types import SIMULATED_FINGERPRINT, Completion, Message, Tool
 
 _log = logging.getLogger("evaluator.model")
 
@@ -100,22 +103,21 @@ class OpenAIClient:
 
     def complete(
         self,
-        messages: list[dict[str, str]],
+        messages: Sequence[Message],
         *,
         seed: int,
         temperature: float,
         max_tokens: int | None = None,
+        tools: Sequence[Tool] | None = None,
+        tool_choice: str | Mapping[str, Any] | None = None,
+        n: int = 1,
+        stream: bool = False,
+        extra: Mapping[str, Any] | None = None,
     ) -> Completion:
         key = self._api_key()
         headers = {"Authorization": f"Bearer {key}"} if key else {}
-        body: dict[str, Any] = {
-            "model": self.model,
-            "messages": messages,
-            "temperature": temperature,
-            "seed": seed,
-        }
-        if max_tokens is not None:
-            body["max_tokens"] = max_tokens
+        body = request_body(self.model, messages, seed, temperature, max_tokens, tools, tool_choice, n,
+                     stream, extra)
         attempts = self._max_retries + 1
         last: _Retryable | None = None
         for attempt in range(attempts):
@@ -157,7 +159,8 @@ class OpenAIClient:
         try:
             with self._limiter():
                 started = time.monotonic()
-                response = self._http.post(self._url, json=body, headers=headers)
+                with self._http.stream("POST", self._url, json=body, headers=headers) as response:
+                    parsed = self._read(response, key, bool(body.get("stream")))
                 latency = time.monotonic() - started
         except httpx.UnsupportedProtocol as e:
             raise ModelRequestError(
@@ -170,47 +173,52 @@ class OpenAIClient:
         except httpx.TransportError as e:
             # Reset, closed without a response, half-written: the request may be repeated safely.
             raise _Retryable("disconnect", f"{type(e).__name__}: {e}") from None
-        status = response.status_code
-        snippet = _redact(response.text[:_SNIPPET], key)
-        if status == 429 or status >= 500:
-            retry_after = _retry_after(response) if status in (429, 503) else None
-            cause = "rate_limited" if status == 429 else "server_error"
-            raise _Retryable(cause, f"HTTP {status}: {snippet}", retry_after)
-        if status >= 400:
-            raise ModelRequestError(self._refusal_message(status, snippet), status)
-        return self._parse(response, latency, snippet)
+        return self._completion(parsed, latency)
 
-    def _parse(self, response: httpx.Response, latency: float, snippet: str) -> Completion:
+    def _read(self, response: httpx.Response, key: str | None, stream: bool) -> Parsed:
+        """The parsed answer, or the typed failure; a stream is read to its end first, so a
+        stream cut halfway is retried like any other broken response."""
+        status = response.status_code
+        event_stream = response.headers.get("content-type", "").startswith("text/event-stream")
+        if status >= 400 or not event_stream:
+            text = response.read().decode("utf-8", "replace")
+            snippet = _redact(text[:_SNIPPET], key)
+            if status == 429 or status >= 500:
+                retry_after = _retry_after(response) if status in (429, 503) else None
+                cause = "rate_limited" if status == 429 else "server_error"
+                raise _Retryable(cause, f"HTTP {status}: {snippet}", retry_after)
+            if status >= 400:
+                raise ModelRequestError(self._refusal_message(status, snippet), status)
+            try:
+                # An endpoint that ignores `stream` answers with one JSON body: as good.
+                return parse_body(json.loads(text))
+            except ValueError as e:
+                raise _Retryable("malformed_body", f"{e}: {snippet!r}") from None
+        assembler = StreamAssembler()
         try:
-            data = response.json()
-        except ValueError:
-            raise _Retryable("malformed_body", f"unparseable JSON: {snippet!r}") from None
-        choices = data.get("choices") if isinstance(data, dict) else None
-        if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-            raise _Retryable("malformed_body", f"no choices in body: {snippet!r}")
-        message = choices[0].get("message")
-        if not isinstance(message, dict):
-            raise _Retryable("malformed_body", f"no message in choice: {snippet!r}")
-        # A null content is an answer (e.g. a refusal), not a transport fault: the agent handles it.
-        content = message.get("content")
-        raw_usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
-        usage = Usage(
-            prompt_tokens=_int(raw_usage.get("prompt_tokens")),
-            completion_tokens=_int(raw_usage.get("completion_tokens")),
-        )
-        served_model = data.get("model") if isinstance(data.get("model"), str) else self.model
-        cost, priced = self._prices.cost(self.model, usage)
+            for line in response.iter_lines():
+                assembler.feed(line)
+                if assembler.done:
+                    break
+            return parse_body(assembler.body())
+        except Malformed as e:
+            raise _Retryable("malformed_body", f"streamed reply: {e}") from None
+
+    def _completion(self, parsed: Parsed, latency: float) -> Completion:
+        served_model = parsed.model or self.model
+        cost, priced = self._prices.cost(self.model, parsed.usage)
         if not priced:
-            cost, priced = self._prices.cost(served_model, usage)
+            cost, priced = self._prices.cost(served_model, parsed.usage)
         self._stats.completion()
         return Completion(
-            content=content if isinstance(content, str) else "",
-            usage=usage,
+            content=parsed.choices[0].content or "",
+            usage=parsed.usage,
             cost_usd=cost,
             model=served_model,
-            simulated=data.get("system_fingerprint") == SIMULATED_FINGERPRINT,
+            simulated=parsed.fingerprint == SIMULATED_FINGERPRINT,
             latency_s=latency,
             priced=priced,
+            choices=parsed.choices,
         )
 
     def _refusal_message(self, status: int, snippet: str) -> str:
@@ -226,7 +234,7 @@ class OpenAIClient:
             return f"{head}; check the model id {self.model!r} and the base URL"
         return (
             f"{head}; check the model id {self.model!r}, the request parameters "
-            "(temperature, max_tokens) and the context length"
+            "(temperature, max_tokens, tools, extra fields) and the context length"
         )
 
     def _delay(self, retry_index: int, retry_after: float | None) -> float:
@@ -255,10 +263,6 @@ def _retry_after(response: httpx.Response) -> float | None:
 def _redact(text: str, key: str | None) -> str:
     # Some endpoints echo the key back in their 401 body; that body goes into exception messages.
     return text.replace(key, "***") if key else text
-
-
-def _int(value: object) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 __all__ = ["OpenAIClient"]

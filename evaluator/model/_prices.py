@@ -21,8 +21,10 @@ class Price(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    input_per_mtok: float = Field(ge=0)
-    output_per_mtok: float = Field(ge=0)
+    input_per_mtok: float = Field(ge=0, description="dollars per million prompt tokens")
+    output_per_mtok: float = Field(ge=0, description="dollars per million completion tokens")
+    cached_input_per_mtok: float | None = Field(
+        None, ge=0, description="dollars per million cached prompt tokens (default: input price)")
 
 
 class Prices:
@@ -71,8 +73,12 @@ class Prices:
         price = self._table.get(model)
         if price is None:
             return 0.0, False
+        cached = min(usage.cached_tokens, usage.prompt_tokens)
+        cached_price = (price.input_per_mtok if price.cached_input_per_mtok is None
+                        else price.cached_input_per_mtok)
         dollars = (
-            usage.prompt_tokens * price.input_per_mtok
+            (usage.prompt_tokens - cached) * price.input_per_mtok
+            + cached * cached_price
             + usage.completion_tokens * price.output_per_mtok
         ) / 1_000_000
         return dollars, True

@@ -1,7 +1,9 @@
 """A simulated OpenAI-compatible endpoint that plays a coding model, for hermetic demos and tests.
 
-Its replies follow the agent protocol (one ```bash block each, `echo EVAL_SUBMIT` to finish) and
-are a pure function of (model, seed, task, step); every answer is labelled simulated.
+Its replies follow the agent protocol (one ```bash block each, `echo EVAL_SUBMIT` to finish), or,
+when the request offers tools, one call each of the offered shell tool; `n`, `stream`, `stop` and
+text content parts are honoured, anything else it cannot honour is refused with a 400. Replies are
+a pure function of (model, seed, task, step); every answer is labelled simulated.
 """
 
 from ._config import DEFAULT_CONFIG_PATH, Faults, SimConfig, SimModel, load_config

@@ -50,7 +50,19 @@ def reply(
     step: int,
     first_reply: str | None = None,
 ) -> str:
-    """The assistant message for `step` (the number of assistant messages so far).
+    """The assistant message for `step` as text: the thought, then one ```bash block."""
+    return _format(*next_step(task, model, seed, solve_rate, step, first_reply))
+
+
+def next_step(
+    task: SimTask | None,
+    model: str,
+    seed: int,
+    solve_rate: float,
+    step: int,
+    first_reply: str | None = None,
+) -> Step:
+    """(thought, command) for `step` (the number of assistant messages so far).
 
     The plan is drawn at step 0 and written into that reply; later steps read it back from
     `first_reply` (the first assistant message of the history). An agent that sends a different
@@ -74,7 +86,7 @@ def reply(
         thought, command = steps[step] if step < len(steps) else ("I am done.", SUBMIT)
     if step == 0 and kind is not None:
         thought = f"[simulated plan: {kind}] {thought}"
-    return _format(thought, command)
+    return f"THOUGHT: {thought}", command
 
 
 def _recorded_plan(first_reply: str | None) -> str | None:
@@ -83,7 +95,7 @@ def _recorded_plan(first_reply: str | None) -> str | None:
 
 
 def _format(thought: str, command: str) -> str:
-    return f"THOUGHT: {thought}\n\n```bash\n{command}\n```"
+    return f"{thought}\n\n```bash\n{command}\n```"
 
 
 def _explore(task: SimTask) -> list[Step]:
@@ -181,4 +193,6 @@ _PLANS: dict[str, Callable[[SimTask], list[Step]]] = {
     WANDER: _wander,
 }
 
-__all__ = ["FAILURES", "SUBMIT", "TEST_COMMAND", "reply", "trajectory_kind", "unit_interval"]
+__all__ = [
+    "FAILURES", "SUBMIT", "TEST_COMMAND", "next_step", "reply", "trajectory_kind", "unit_interval",
+]

@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 import random
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from evaluator.hashing import hash_json
-
+from ._chat import RequestError, answer, parse_request
 from ._config import SimConfig
-from ._policy import reply
+from ._sse import stream_events
 from ._tasks import TaskIndex
 
 # One label for the fingerprint, owned_by and the Server header. It equals
@@ -118,61 +116,32 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _complete(self, raw: bytes) -> None:
         try:
-            request = json.loads(raw)
+            data = json.loads(raw)
         except (ValueError, UnicodeDecodeError):
             self._error(400, "request body is not valid JSON", "invalid_request_error", None)
             return
-        problem = _invalid(request)
-        if problem:
-            self._error(400, problem, "invalid_request_error", None)
+        try:
+            request = parse_request(data)
+        except RequestError as e:
+            self._error(400, str(e), "invalid_request_error", e.code, param=e.param)
             return
-        model = request["model"]
-        spec = self.server.config.models.get(model)
+        spec = self.server.config.models.get(request.model)
         if spec is None:
             self._error(
                 404,
-                f"The model '{model}' does not exist",
+                f"The model '{request.model}' does not exist",
                 "invalid_request_error",
                 "model_not_found",
                 param="model",
             )
             return
-        messages = request["messages"]
-        seed = request.get("seed", 0)
-        first_user = next((m["content"] for m in messages if m["role"] == "user"), "")
-        task = self.server.tasks.match(first_user)
-        step = sum(1 for m in messages if m["role"] == "assistant")
-        first_reply = next((m["content"] for m in messages if m["role"] == "assistant"), None)
-        content = reply(task, model, seed, spec.solve_rate, step, first_reply)
-        finish = "stop"
-        max_tokens = request.get("max_tokens")
-        if max_tokens is not None and _tokens(content) > max_tokens:
-            content, finish = content[: max_tokens * 4], "length"
-        prompt_tokens = sum(_tokens(m["content"]) for m in messages)
-        completion_tokens = _tokens(content)
-        self._json(
-            200,
-            {
-                # Everything is a function of the request, so replays are byte-identical.
-                "id": "chatcmpl-sim-" + hash_json([model, seed, messages])[:24],
-                "object": "chat.completion",
-                "created": 0,
-                "model": model,
-                "system_fingerprint": FINGERPRINT,
-                "choices": [
-                    {
-                        "index": 0,
-                        "message": {"role": "assistant", "content": content},
-                        "finish_reason": finish,
-                    }
-                ],
-                "usage": {
-                    "prompt_tokens": prompt_tokens,
-                    "completion_tokens": completion_tokens,
-                    "total_tokens": prompt_tokens + completion_tokens,
-                },
-            },
-        )
+        # Everything is a function of the request, so replays are byte-identical.
+        body = {**answer(request, spec.solve_rate, self.server.tasks),
+                "system_fingerprint": FINGERPRINT}
+        if request.stream:
+            self._send(200, stream_events(body, request.include_usage), kind="text/event-stream")
+        else:
+            self._json(200, body)
 
     def _error(
         self,
@@ -189,42 +158,15 @@ class _Handler(BaseHTTPRequestHandler):
     def _json(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
         self._send(status, json.dumps(body).encode("utf-8"), headers)
 
-    def _send(self, status: int, payload: bytes, headers: dict[str, str] | None = None) -> None:
+    def _send(self, status: int, payload: bytes, headers: dict[str, str] | None = None,
+              kind: str = "application/json") -> None:
         self.send_response(status)
-        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Type", kind)
         self.send_header("Content-Length", str(len(payload)))
         for name, value in (headers or {}).items():
             self.send_header(name, value)
         self.end_headers()
         self.wfile.write(payload)
-
-
-def _invalid(request: Any) -> str | None:
-    if not isinstance(request, dict):
-        return "request body must be a JSON object"
-    if not isinstance(request.get("model"), str):
-        return "'model' must be a string"
-    messages = request.get("messages")
-    if not isinstance(messages, list) or not messages:
-        return "'messages' must be a non-empty list"
-    for i, m in enumerate(messages):
-        if not (
-            isinstance(m, dict)
-            and isinstance(m.get("role"), str)
-            and isinstance(m.get("content"), str)
-        ):
-            return f"messages[{i}] must have string 'role' and 'content'"
-    seed = request.get("seed", 0)
-    if not isinstance(seed, int) or isinstance(seed, bool):
-        return "'seed' must be an integer"
-    max_tokens = request.get("max_tokens")
-    if max_tokens is not None and (not isinstance(max_tokens, int) or max_tokens < 1):
-        return "'max_tokens' must be a positive integer"
-    return None
-
-
-def _tokens(text: str) -> int:
-    return math.ceil(len(text) / 4)
 
 
 def _model_card(model: str) -> dict[str, Any]:

@@ -34,7 +34,8 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> World:
 
 def stale(world: World) -> tuple[int, int]:
     """(would run, planned) as `doit plan` prints them."""
-    paths = [REPO, world.root.parent / "code", world.root.parent / "site"]
+    paths = [REPO, world.root.parent / "code", world.root.parent / "site",
+             *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(map(str, paths)),
            "EVAL_STORE": str(world.store.root), "EVAL_TASKS": str(world.tasks_root),
            "EVAL_LOCK_DIR": str(world.lock_dir), "EVAL_EVALS": str(world.evals_root),

@@ -25,9 +25,43 @@ OK_BODY = {
 }
 
 
+TOOL_CALL = {"id": "call_1", "type": "function",
+             "function": {"name": "bash", "arguments": '{"command": "ls"}'}}
+TOOL_BODY = {
+    "model": "m-1",
+    "choices": [
+        {"index": 0, "finish_reason": "tool_calls",
+         "message": {"role": "assistant", "content": None, "tool_calls": [TOOL_CALL]}},
+        {"index": 1, "finish_reason": "stop", "message": {"role": "assistant", "content": "done"}},
+    ],
+    "usage": {"prompt_tokens": 1000, "completion_tokens": 500,
+              "prompt_tokens_details": {"cached_tokens": 600}},
+}
+
+
+def sse_events(cut: bool = False) -> bytes:
+    """TOOL_BODY as OpenAI streams it: role, then pieces of content and arguments, then usage."""
+    args = TOOL_CALL["function"]["arguments"]
+    chunks = [
+        {"index": 0, "delta": {"role": "assistant", "tool_calls": [
+            {"index": 0, "id": "call_1", "type": "function",
+             "function": {"name": "bash", "arguments": args[:5]}}]}},
+        {"index": 1, "delta": {"role": "assistant", "content": "do"}},
+        {"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"arguments": args[5:]}}]}},
+        {"index": 1, "delta": {"content": "ne"}, "finish_reason": "stop"},
+        {"index": 0, "delta": {}, "finish_reason": "tool_calls"},
+    ]
+    events = [{"model": "m-1", "choices": [c], "usage": None} for c in chunks]
+    events.append({"model": "m-1", "choices": [], "usage": TOOL_BODY["usage"]})
+    if cut:
+        events = events[:3]
+    lines = [f"data: {json.dumps(e)}\n\n" for e in events] + ([] if cut else ["data: [DONE]\n\n"])
+    return b": keep-alive\n\n" + "".join(lines).encode()
+
+
 class FakeEndpoint:
-    """Actions: ok, 429:<retry-after>, 500, 503, 400, 401 (echoes the auth header), malformed,
-    nochoices, drop, slow. An empty queue answers ok."""
+    """Actions: ok, tools, sse, ssecut, nousage, 429:<retry-after>, 500, 503, 400, 401 (echoes
+    the auth header), malformed, nochoices, drop, slow. An empty queue answers ok."""
 
     def __init__(self, port: int = 0) -> None:
         self.actions: deque[str] = deque()
@@ -78,6 +112,12 @@ def _handler(fake: FakeEndpoint) -> type[BaseHTTPRequestHandler]:
             kind, _, arg = action.partition(":")
             if kind in ("ok", "slow"):
                 self._send(200, json.dumps(OK_BODY).encode())
+            elif kind == "tools":
+                self._send(200, json.dumps(TOOL_BODY).encode())
+            elif kind in ("sse", "ssecut"):
+                self._send(200, sse_events(cut=kind == "ssecut"), kind="text/event-stream")
+            elif kind == "nousage":
+                self._send(200, json.dumps({k: v for k, v in OK_BODY.items() if k != "usage"}).encode())
             elif kind == "malformed":
                 self._send(200, b'{"choices": [{"mess')
             elif kind == "nochoices":
@@ -87,8 +127,10 @@ def _handler(fake: FakeEndpoint) -> type[BaseHTTPRequestHandler]:
             else:
                 self._send(int(kind), b'{"error": {"message": "nope"}}', arg)
 
-        def _send(self, status: int, payload: bytes, retry_after: str = "") -> None:
+        def _send(self, status: int, payload: bytes, retry_after: str = "",
+                  kind: str = "application/json") -> None:
             self.send_response(status)
+            self.send_header("Content-Type", kind)
             self.send_header("Content-Length", str(len(payload)))
             if retry_after:
                 self.send_header("Retry-After", retry_after)
