@@ -3,6 +3,8 @@
 Nothing here runs at import time: boto3 is imported when the first client is made.
 """
 
+import functools
+
 from evaluator.remote._config import (
     ENDPOINT_ENV,
     MODE_ENV,
@@ -16,9 +18,18 @@ from evaluator.remote._s3 import S3Remote, default_client
 
 
 def remote_from_env() -> S3Remote | None:
-    """The remote named by $EVAL_REMOTE (mode $EVAL_REMOTE_MODE), or None when unset."""
+    """The remote named by $EVAL_REMOTE (mode $EVAL_REMOTE_MODE), or None when unset.
+
+    One per configuration and process: code that opens a Store per request (the HTTP API)
+    reuses its client instead of paying for a new one each time.
+    """
     config = RemoteConfig.from_env()
-    return S3Remote(config) if config is not None else None
+    return _remote(config) if config is not None else None
+
+
+@functools.cache
+def _remote(config: RemoteConfig) -> S3Remote:
+    return S3Remote(config)
 
 
 __all__ = [

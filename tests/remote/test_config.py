@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pytest
 
-from evaluator.remote import RemoteConfig, RemoteConfigError
+from evaluator.remote import RemoteConfig, RemoteConfigError, remote_from_env
 from evaluator.store import Store
 
 
@@ -41,3 +41,11 @@ def test_store_reads_its_remote_from_the_environment(tmp_path: Path,
     assert Store(tmp_path, None).remote is None  # None: the local store alone, whatever the env
     monkeypatch.delenv("EVAL_REMOTE")
     assert Store(tmp_path).remote is None
+
+
+def test_one_remote_per_configuration_and_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("EVAL_REMOTE", "s3://team-cache/p")
+    first = remote_from_env()
+    assert first is not None and remote_from_env() is first
+    monkeypatch.setenv("EVAL_REMOTE_MODE", "read")
+    assert remote_from_env() is not first
