@@ -126,7 +126,7 @@ class RemoteCache:
             theirs = None if (kind, key) in self._rejected else self._download(kind, key, self._map)
         except InfraError as exc:
             self._report(f"could not upload {kind}/{key} to {self.backend.url}: {exc}; "
-                         f"the record stays in the local store")
+                         f"the record lands in the local store only")
             return None
         if theirs is None:
             self._report(f"{self.backend.url} holds a record for {kind}/{key} that this machine "

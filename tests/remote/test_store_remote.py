@@ -184,4 +184,4 @@ def test_failed_upload_keeps_the_local_record_and_says_so(tmp_path: Path,
     store = Store(tmp_path, remote, notify=lines.append)
     assert store.put("grade", KEY, {"status": "resolved"}) and store.has_local("grade", KEY)
     assert len(lines) == 1 and f"could not upload grade/{KEY}" in lines[0]
-    assert "stays in the local store" in lines[0]
+    assert "lands in the local store only" in lines[0]
