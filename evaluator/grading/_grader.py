@@ -1,16 +1,19 @@
-"""Grade a patch: fresh sandbox, apply, put tests back as pinned, run, read the JUnit report."""
+"""Grade a patch: a fresh sandbox from the image, the patch without its changes to tests, the
+hidden tests, the run, and the JUnit report."""
 
 from __future__ import annotations
 
 import secrets
-import shlex
 import time
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from evaluator.errors import InfraError
 from evaluator.grading._junit import PASSED, ReportError, parse_junit
 from evaluator.grading._paths import is_protected, patch_paths, unsafe_paths
+from evaluator.grading._patchfilter import filter_patch, numstat_paths
+from evaluator.lock import checkout_base
 from evaluator.grading._spec import GradeSpec
 from evaluator.sandbox import DockerSandboxes, Sandbox
 
@@ -24,7 +27,6 @@ PATCH_REJECTED = "patch_rejected"  # touches .git or leaves the repository
 PATCH_FAILED = "patch_failed"  # does not apply at the base commit
 NO_REPORT = "no_report"  # the runner wrote no readable JUnit report (crash, timeout)
 INCONSISTENT = "inconsistent_report"  # report and exit status disagree: not trusted
-RESTORE_FAILED = "restore_failed"  # the patched tree would not take the pinned tests back
 
 
 @dataclass(frozen=True)
@@ -71,29 +73,48 @@ class DockerGrader:
         return GradeOutcome(**{**outcome.__dict__, "duration_s": time.monotonic() - started})
 
 
+# Loaded into pytest through PYTEST_ADDOPTS: each report entry carries pytest's own node id, so
+# tests inherited from a mixin or base class in another file keep the id of the file they ran in.
+_IDS_PLUGIN = b"""import pytest
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items):
+    for item in items:
+        item.user_properties.append(("evaluator.nodeid", item.nodeid))
+"""
+_IDS_MODULE = "_evaluator_ids"
+
+
 def _grade_in(sb: Sandbox, spec: GradeSpec, patch: bytes, hidden: dict[str, bytes]) -> GradeOutcome:
     gdir = f"/tmp/.grade-{secrets.token_hex(8)}"
-    sha = shlex.quote(spec.base_commit)
-    sb.put_files({f"{gdir}/patch.diff": patch})
-    r = sb.exec(f"git checkout -q --detach {sha} && git clean -qfdx", workdir=spec.workdir)
+    kept, _dropped = filter_patch(patch, _protection(spec, list(hidden)))
+    sb.put_files({f"{gdir}/patch.diff": kept, f"{gdir}/plugins/{_IDS_MODULE}.py": _IDS_PLUGIN})
+    # The sandbox starts as the image's tree: only a base commit other than HEAD needs a checkout,
+    # and nothing is cleaned, so ignored build artifacts stay as the agent saw them.
+    r = sb.exec(checkout_base(spec.base_commit), workdir=spec.workdir)
     if r.exit_code != 0:
         raise InfraError(
             f"cannot check out base commit {spec.base_commit} in {spec.image}: {r.output[-500:]}; "
             "is the lock current (`doit lock:<set>`)?"
         )
-    if patch.strip():
-        r = sb.exec(f"git apply --whitespace=nowarn {gdir}/patch.diff", workdir=spec.workdir)
+    if kept.strip():
+        r = sb.exec(f"git apply --numstat -z {gdir}/patch.diff > {gdir}/numstat && "
+                    f"git apply --whitespace=nowarn {gdir}/patch.diff", workdir=spec.workdir)
         if r.exit_code != 0:
             return GradeOutcome(PATCH_FAILED, exit_code=r.exit_code, output=r.output,
                                 detail="git apply failed: " + r.output[-2000:])
-    try:
-        _restore_tests(sb, spec, gdir, list(hidden))
-    except ReportError as exc:
-        return GradeOutcome(RESTORE_FAILED, detail=str(exc))
+        touched = numstat_paths(sb.read_file(f"{gdir}/numstat", max_bytes=_LIST_CAP))
+        smuggled = [p for p in touched if _protection(spec, list(hidden))(p)]
+        if smuggled:
+            return GradeOutcome(PATCH_REJECTED, detail="git reads the patch as touching protected "
+                                f"paths its headers hide: {smuggled[:5]}")
     sb.put_files({f"{spec.workdir}/{rel}": data for rel, data in hidden.items()})
     junit = f"{gdir}/junit.xml"
-    run = sb.exec(spec.test_command.replace("{junit_xml}", junit), workdir=spec.workdir,
-                  timeout_s=spec.limits.exec_timeout_s)
+    ids = (f'PYTEST_ADDOPTS="${{PYTEST_ADDOPTS:+$PYTEST_ADDOPTS }}-p {_IDS_MODULE}" '
+           f'PYTHONPATH="${{PYTHONPATH:+$PYTHONPATH:}}{gdir}/plugins"')
+    run = sb.exec(f"export {ids}; " + spec.test_command.replace("{junit_xml}", junit),
+                  workdir=spec.workdir, timeout_s=spec.limits.exec_timeout_s)
     try:
         tests = parse_junit(sb.read_file(junit, max_bytes=_REPORT_CAP))
     except (ReportError, FileNotFoundError, OSError) as exc:
@@ -102,34 +123,11 @@ def _grade_in(sb: Sandbox, spec: GradeSpec, patch: bytes, hidden: dict[str, byte
     return _judge(spec, tests, run.exit_code, run.timed_out, run.output)
 
 
-def _restore_tests(sb: Sandbox, spec: GradeSpec, gdir: str, hidden: list[str]) -> None:
-    """Put every test, test config and hidden-test path back as at the base commit.
-
-    Untracked files are listed without ignore rules, so a patch cannot hide a new conftest.py
-    behind a .gitignore it adds.
-    """
-    listing = f"{gdir}/changed"
-    sb.exec(
-        f"{{ git diff --name-only -z --no-renames HEAD; git ls-files --others -z; }} > {listing}",
-        workdir=spec.workdir,
-    )
-    changed = sb.read_file(listing, max_bytes=_LIST_CAP).decode("utf-8", "surrogateescape")
-    paths = sorted(
-        {p for p in changed.split("\0") if p and is_protected(p, spec.test_files)} | set(hidden)
-    )
-    # A patch may have turned a parent folder of a hidden test into a symlink out of the repo.
-    parents = sorted({"/".join(h.split("/")[:i]) for h in hidden for i in range(1, h.count("/") + 1)})
-    script = ["set -e"]
-    script += [f"if [ -L {shlex.quote(p)} ]; then rm -f {shlex.quote(p)}; fi" for p in parents]
-    sha = shlex.quote(spec.base_commit)
-    for p in paths:
-        q = shlex.quote(p)
-        script.append(f"rm -rf -- {q}")
-        script.append(f"if git cat-file -e {sha}:{q} 2>/dev/null; then git checkout -q {sha} -- {q}; fi")
-    sb.put_files({f"{gdir}/restore.sh": "\n".join(script).encode()})
-    r = sb.exec(f"sh {gdir}/restore.sh", workdir=spec.workdir)
-    if r.exit_code != 0:
-        raise ReportError(f"could not restore test files: {r.output[-1000:]}")
+def _protection(spec: GradeSpec, hidden: list[str]) -> Callable[[str], bool]:
+    """Paths a patch may not change at grading: tests, test config, import hooks, hidden tests
+    and every folder above a hidden test (a symlink there would redirect it)."""
+    fixed = set(hidden) | {"/".join(h.split("/")[:i]) for h in hidden for i in range(1, h.count("/") + 1)}
+    return lambda path: path.strip("/") in fixed or is_protected(path, spec.test_files)
 
 
 def _judge(spec: GradeSpec, tests: dict[str, str], exit_code: int, timed_out: bool,
@@ -143,7 +141,14 @@ def _judge(spec: GradeSpec, tests: dict[str, str], exit_code: int, timed_out: bo
                             output=output,
                             detail=f"exit status {exit_code} contradicts the JUnit report")
     ok = all(s == PASSED for s in expected.values())
-    not_ok = sorted(t for t, s in expected.items() if s != PASSED)
     return GradeOutcome(RESOLVED if ok else UNRESOLVED, tests=expected, exit_code=exit_code,
-                        timed_out=timed_out, output=output,
-                        detail="" if ok else f"not passed: {', '.join(not_ok[:10])}")
+                        timed_out=timed_out, output=output, detail="" if ok else _why(expected))
+
+
+def _why(expected: dict[str, str]) -> str:
+    by: dict[str, list[str]] = {}
+    for t, s in sorted(expected.items()):
+        if s != PASSED:
+            by.setdefault(s, []).append(t)
+    return "; ".join(f"{s}: {', '.join(ts[:10])}" + (f" (+{len(ts) - 10} more)" if len(ts) > 10 else "")
+                     for s, ts in sorted(by.items()))

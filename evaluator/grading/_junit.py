@@ -17,8 +17,12 @@ class ReportError(AgentError):
     """The test report is missing, malformed or contradicts the runner's exit status."""
 
 
+NODEID_PROPERTY = "evaluator.nodeid"
+
+
 def node_id(classname: str, name: str, file: str | None) -> str:
-    """A pytest node id when the report names the file (xunit1), else `classname::name`."""
+    """For reports without pytest's own id: a node id when the report names the file (xunit1)
+    and the class lives in it, else `classname::name`."""
     if file and file.endswith(".py"):
         module = file[:-3].replace("/", ".")
         if classname == module:
@@ -41,7 +45,8 @@ def parse_junit(xml: bytes) -> dict[str, str]:
         raise ReportError(f"the JUnit report is not valid XML: {exc}") from None
     results: dict[str, str] = {}
     for case in root.iter("testcase"):
-        tid = node_id(case.get("classname", ""), case.get("name", ""), case.get("file"))
+        tid = _own_id(case) or node_id(case.get("classname", ""), case.get("name", ""),
+                                       case.get("file"))
         children = {child.tag for child in case}
         status = (
             ERROR if "error" in children
@@ -52,3 +57,11 @@ def parse_junit(xml: bytes) -> dict[str, str]:
         if tid not in results or _RANK[status] > _RANK[results[tid]]:
             results[tid] = status
     return results
+
+
+def _own_id(case: ET.Element) -> str | None:
+    """The node id pytest itself gave the test, where the grader's plugin recorded it."""
+    for prop in case.iterfind("properties/property"):
+        if prop.get("name") == NODEID_PROPERTY and prop.get("value"):
+            return prop.get("value")
+    return None

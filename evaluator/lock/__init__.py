@@ -11,14 +11,17 @@ from evaluator.lock._resolve import (
     resolve_lock,
     task_files,
 )
+from evaluator.lock._workdir import GIT, checkout_base
 
 __all__ = [
+    "GIT",
     "LOCK_FORMAT",
     "DockerPinResolver",
     "Lock",
     "PinResolver",
     "TaskPin",
     "blob_matches",
+    "checkout_base",
     "hidden_tests_hash",
     "load_locked",
     "lock_path",

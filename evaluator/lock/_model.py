@@ -69,8 +69,19 @@ class Lock:
         }
 
     def to_json(self) -> bytes:
-        body = {**self._pins(), "version": self.version}
+        body = {**self._pins(), "version": self.version, "checks": self.checks()}
         return (json.dumps(body, indent=2, sort_keys=True) + "\n").encode()
+
+    def checks(self) -> dict[str, str]:
+        """A short hash per field, so a hand edit can be traced to the field it changed."""
+        out = {"task_set": hash_json(self.task_set)[:16], "set_file": hash_json(self.set_file)[:16]}
+        for tid, pin in self.tasks.items():
+            for field, value in pin.to_dict().items():
+                if field == "files":
+                    out.update({f"tasks.{tid}.files.{rel}": h[:16] for rel, h in value.items()})
+                else:
+                    out[f"tasks.{tid}.{field}"] = hash_json(value)[:16]
+        return out
 
     def pin(self, task_id: str) -> TaskPin:
         try:
@@ -109,5 +120,17 @@ def read_lock(task_set: str, lock_dir: str | Path = "lock") -> Lock:
     except (KeyError, TypeError) as exc:
         raise BadInputError(f"{path} is missing field {exc}; {fix} to rewrite it") from None
     if raw.get("version") != lock.version:
-        raise StaleLockError(f"{path} was edited by hand", [f"its version does not match: {fix}"])
+        raise StaleLockError(f"{path} was edited by hand", _edits(raw.get("checks"), lock, fix))
     return lock
+
+
+def _edits(recorded: Any, lock: Lock, fix: str) -> list[str]:
+    """Which fields differ from what the lock recorded when it was written."""
+    if not isinstance(recorded, dict):
+        return [f"its version does not match its pins (no field checks to say which): {fix}"]
+    now = lock.checks()
+    changed = sorted(k for k in set(now) | set(recorded) if now.get(k) != recorded.get(k))
+    if not changed:
+        return [f"its `version` field was changed: {fix}"]
+    return [f"{k} {'added' if k not in recorded else 'removed' if k not in now else 'changed'} "
+            f"since it was written: {fix}" for k in changed]

@@ -20,8 +20,10 @@ class PinResolver(Protocol):
         """An immutable reference for `ref`: name@sha256:... or an image id sha256:..."""
         ...
 
-    def commit(self, image: str, workdir: str, ref: str) -> str:
-        """The 40-hex sha `ref` names in the repository at `workdir` of `image`."""
+    def commit(self, image: str, workdir: str, ref: str, user: str | None = None) -> str:
+        """The 40-hex sha `ref` names in the repository at `workdir` of `image`; with `user`,
+        BadInputError when that user could not write there (sandboxes work on the image's own
+        files)."""
         ...
 
 
@@ -51,16 +53,24 @@ class DockerPinResolver:
                 return str(digest)
         return str(img.id)  # no registry digest: the image id is the content pin on this engine
 
-    def commit(self, image: str, workdir: str, ref: str) -> str:
+    def commit(self, image: str, workdir: str, ref: str, user: str | None = None) -> str:
         import docker.errors
 
-        cmd = ["git", "-C", workdir, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"]
+        probe = ('git -c safe.directory="*" -C "$0" rev-parse --verify --quiet "$1^{commit}" '
+                 '|| exit 3; ' + ('[ -w "$0" ] || exit 4' if user else "true"))
         try:
             out = self._client.containers.run(
-                image, cmd, network_mode="none", cap_drop=["ALL"], remove=True,
-                security_opt=["no-new-privileges"], environment={"GIT_CONFIG_NOSYSTEM": "0"},
+                image, ["sh", "-c", probe, workdir, ref], network_mode="none", cap_drop=["ALL"],
+                remove=True, user=user or "", security_opt=["no-new-privileges"],
+                environment={"GIT_CONFIG_NOSYSTEM": "0"},
             )
-        except docker.errors.ContainerError:
+        except docker.errors.ContainerError as exc:
+            if exc.exit_status == 4:
+                raise BadInputError(
+                    f"{workdir} in image {image} is not writable by user {user!r}: sandboxes work "
+                    f"on the image's own files, so chown the repository to that user in the image "
+                    f"(or set `user` in task.yaml)"
+                ) from None
             raise BadInputError(
                 f"git ref {ref!r} does not name a commit in {workdir} of image {image}; "
                 f"fix `base_commit` in task.yaml"
@@ -85,21 +95,32 @@ def hidden_tests_hash(files: dict[str, str], task: Task) -> str:
 
 
 def resolve_lock(task_set: TaskSet, resolver: PinResolver) -> Lock:
-    """Pin every task of the set: image digests, base commits and file hashes."""
-    pins = {}
+    """Pin every task of the set: image digests, base commits and file hashes.
+
+    Every task is tried: one BadInputError names each task and what is wrong with it.
+    """
+    pins, problems = {}, []
     for task in task_set.tasks:
         spec = task.spec
-        image = resolver.image(spec.image)
+        try:
+            image = resolver.image(spec.image)
+            base = resolver.commit(image, spec.workdir, spec.base_commit, spec.user)
+        except BadInputError as exc:
+            problems.append(f"task {task.id!r} ({task.dir / 'task.yaml'}): {exc}")
+            continue
         files = task_files(task)
         pins[task.id] = TaskPin(
             image_ref=spec.image,
             image=image,
             base_ref=spec.base_commit,
-            base_commit=resolver.commit(image, spec.workdir, spec.base_commit),
+            base_commit=base,
             files=files,
             hidden_tests=hidden_tests_hash(files, task),
             test_command=spec.test_command,
         )
+    if problems:
+        raise BadInputError(f"cannot lock task set {task_set.name!r}: {len(problems)} task(s) "
+                            "have problems:\n" + "\n".join(f"  - {p}" for p in problems))
     return Lock(task_set=task_set.name, set_file=hash_file(task_set.dir / "set.yaml"), tasks=pins)
 
 

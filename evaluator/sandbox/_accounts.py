@@ -13,10 +13,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import docker.errors
+import requests
 
-from evaluator.errors import BadInputError
+from evaluator.errors import BadInputError, SandboxError
 
-_cache: dict[str, tuple[str, str]] = {}
+_cache: dict[tuple[str, str], tuple[str, str, bool]] = {}
 _cache_lock = threading.Lock()
 
 
@@ -25,14 +26,17 @@ class Account:
     uid: int
     gid: int
     home: str | None
+    has_workdir: bool = True  # whether the image has the workdir folder at all
 
 
-def resolve_account(client: Any, image_id: str, user: str, labels: dict[str, str]) -> Account:
+def resolve_account(
+    client: Any, image_id: str, user: str, labels: dict[str, str], workdir: str = "/testbed"
+) -> Account:
     """The uid, gid and home of `user` (`uid[:gid]` or `name[:group]`) in image `image_id`.
 
     `labels` mark the short-lived probe container, so a crash leaves nothing unaccounted for.
     """
-    passwd, group = _account_files(client, image_id, labels)
+    passwd, group, has_workdir = _image_files(client, image_id, labels, workdir)
     users = _table(passwd)
     name, _, group_name = user.partition(":")
     entry = next((e for e in users if e[0] == name or e[2] == name), None)
@@ -55,7 +59,7 @@ def resolve_account(client: Any, image_id: str, user: str, labels: dict[str, str
         # Docker's own rule: the passwd entry's group, else root's.
         gid = int(entry[3]) if entry is not None else 0
     home = entry[5] if entry is not None and len(entry) > 5 and entry[5].startswith("/") else None
-    return Account(uid, gid, home)
+    return Account(uid, gid, home, has_workdir)
 
 
 def _table(text: str) -> list[list[str]]:
@@ -63,19 +67,40 @@ def _table(text: str) -> list[list[str]]:
     return [row for row in rows if len(row) >= 4 and row[2].isdigit()]
 
 
-def _account_files(client: Any, image_id: str, labels: dict[str, str]) -> tuple[str, str]:
+def _image_files(
+    client: Any, image_id: str, labels: dict[str, str], workdir: str
+) -> tuple[str, str, bool]:
     with _cache_lock:
-        if image_id in _cache:
-            return _cache[image_id]
+        if (image_id, workdir) in _cache:
+            return _cache[(image_id, workdir)]
     # A created, never started container is the cheapest way to read files out of an image.
     probe = client.containers.create(image_id, command=["true"], network_mode="none", labels=labels)
     try:
-        files = (_read(probe, "/etc/passwd"), _read(probe, "/etc/group"))
+        files = (_read(probe, "/etc/passwd"), _read(probe, "/etc/group"),
+                 _exists(client, probe.id, workdir))
     finally:
-        probe.remove(force=True)
+        # Removing a container can take a second (btrfs); nobody waits for a probe's removal,
+        # and its labels let the next leftover cleanup take it if this process dies first.
+        threading.Thread(target=_remove, args=(probe,), daemon=True).start()
     with _cache_lock:
-        _cache[image_id] = files
+        _cache[(image_id, workdir)] = files
     return files
+
+
+def _remove(container: Any) -> None:
+    try:
+        container.remove(force=True)
+    except (docker.errors.DockerException, requests.RequestException):
+        pass
+
+
+def _exists(client: Any, container_id: str, path: str) -> bool:
+    # HEAD: the path's stat alone, without streaming a folder's contents.
+    r = client.api.head(client.api._url("/containers/{0}/archive", container_id),
+                        params={"path": path})
+    if r.status_code not in (200, 404):
+        raise SandboxError(f"asking the engine whether {path} exists: HTTP {r.status_code}")
+    return r.status_code == 200
 
 
 def _read(container: Any, path: str) -> str:

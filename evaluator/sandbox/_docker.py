@@ -22,16 +22,17 @@ import requests
 
 from evaluator.errors import SandboxError
 from evaluator.sandbox._client import sandbox_error
+from evaluator.sandbox._removal import remove_later
 from evaluator.sandbox._stream import RawExec, run_exec
 from evaluator.sandbox._types import ExecResult, SandboxLimits
 
-# `timeout` puts the command in a process group of its own and SIGKILLs the group at the
-# deadline; once the command ends, whatever it left running in that group (a fork bomb's
-# survivors, a forgotten `server &`) is killed too, so no exec outlives itself. `exec 2>&1`
-# interleaves stdout and stderr in the order they were written.
+# `timeout` SIGKILLs the command's process group at the deadline; once the command ends, `kill
+# -1` ends every other process of the sandbox user (a fork bomb's survivors, a forgotten
+# `server &`, a daemon that left the group with `setsid`), so no exec outlives itself. PID 1 runs
+# as another uid, out of reach. `exec 2>&1` interleaves stdout and stderr as they were written.
 _WRAPPER = (
     'exec 2>&1; timeout -s KILL "$0" /bin/sh -c "$1" & pid=$!; wait "$pid"; rc=$?; '
-    'kill -KILL "-$pid" 2>/dev/null; exit "$rc"'
+    'kill -KILL -1 2>/dev/null; exit "$rc"'
 )
 # The in-container timeout normally ends an exec; the host waits this much longer before it
 # gives up on the stream (the daemon itself lingers up to 2s for background writers).
@@ -62,6 +63,8 @@ class DockerSandbox:
         self._on_close = on_close
         self._deadline = time.monotonic() + limits.sandbox_timeout_s
         self._lock = threading.Lock()
+        # One exec at a time: each ends every process of the sandbox user when it finishes.
+        self._exec_lock = threading.Lock()
         self._closed = False
         self._dead: str | None = None
         self._watchdog = threading.Timer(limits.sandbox_timeout_s, self._expire)
@@ -155,20 +158,24 @@ class DockerSandbox:
         return self._helper(argv, limit=64_000, stdin=tar_chunks)
 
     def close(self) -> None:
-        """Force-remove the container; safe to call any number of times."""
+        """Kill the container now and remove it in the background; safe to call repeatedly."""
         with self._lock:
             if self._closed:
                 return
             self._closed = True
         self._watchdog.cancel()
         try:
-            self._container.remove(force=True)
+            self._container.kill()
         except docker.errors.NotFound:
             pass
+        except docker.errors.APIError as e:
+            if not e.is_client_error():  # 409: not running, which is what close wants
+                self._on_close(self)
+                raise sandbox_error(f"stopping sandbox {self._container.short_id}", e) from e
         except _ERRORS as e:
-            raise sandbox_error(f"removing sandbox {self._container.short_id}", e) from e
-        finally:
             self._on_close(self)
+            raise sandbox_error(f"stopping sandbox {self._container.short_id}", e) from e
+        remove_later(self._container, lambda: self._on_close(self))
 
     def __enter__(self) -> Self:
         return self
@@ -202,17 +209,18 @@ class DockerSandbox:
         stdin: Iterable[bytes] | None = None,
     ) -> RawExec:
         try:
-            return run_exec(
-                self._client.api,
-                self.container_id,
-                argv,
-                deadline=deadline,
-                limit=limit,
-                user=user or self.user,
-                workdir=workdir or self.workdir,
-                env=env,
-                stdin=stdin,
-            )
+            with self._exec_lock:
+                return run_exec(
+                    self._client.api,
+                    self.container_id,
+                    argv,
+                    deadline=deadline,
+                    limit=limit,
+                    user=user or self.user,
+                    workdir=workdir or self.workdir,
+                    env=env,
+                    stdin=stdin,
+                )
         except (*_ERRORS, OSError) as e:
             self._check_usable()
             raise sandbox_error(f"exec in sandbox {self._container.short_id}", e) from e

@@ -1,15 +1,18 @@
-"""Opening Docker sandboxes: one locked-down container per use, with the image's workdir copied
-into a size-capped tmpfs.
+"""Opening Docker sandboxes: one locked-down container per use.
 
-The root filesystem is read-only and every writable place is a tmpfs with a size, because the
-overlay2-on-ext4 storage driver cannot cap a container's disk use (`--storage-opt size`).
+Where the engine caps a container's own layer (see `_disk`), the workdir is the image's files,
+copy-on-write, and nothing is copied; elsewhere the root is read-only and the workdir is copied
+into a size-capped tmpfs. PID 1 runs as a uid of its own and exits at the sandbox's deadline, so
+the sandbox user cannot kill it and an orphan whose harness was SIGKILLed still ends.
 """
 
 from __future__ import annotations
 
+import tempfile
 import threading
 import time
 from pathlib import PurePosixPath
+from typing import Any
 
 import docker
 import docker.errors
@@ -19,6 +22,7 @@ from evaluator.errors import BadInputError, SandboxError
 from evaluator.sandbox import _registry
 from evaluator.sandbox._accounts import Account, resolve_account
 from evaluator.sandbox._client import docker_client, sandbox_error
+from evaluator.sandbox._disk import DiskMode, disk_mode, layer_size
 from evaluator.sandbox._docker import DockerSandbox
 from evaluator.sandbox._leftovers import cleanup_leftovers, managed_labels
 from evaluator.sandbox._types import SandboxLimits
@@ -26,6 +30,11 @@ from evaluator.sandbox._types import SandboxLimits
 _ERRORS = (docker.errors.DockerException, requests.RequestException, ConnectionError)
 # Leftover cleanup must not remove a container its owner is still opening or closing.
 _LABEL_MARGIN_S = 60
+# PID 1 exits this long after the sandbox's own deadline, even if no harness is left to kill it.
+_ORPHAN_GRACE_S = 5
+# PID 1 and its sleep run as this uid (another if the sandbox user has it): nobody in the
+# sandbox may signal them, and so `kill -1` after every exec cannot end the sandbox itself.
+_KEEPER_UIDS = (65534, 65533)
 _cleaned = False
 _cleaned_lock = threading.Lock()
 
@@ -56,15 +65,18 @@ class DockerSandboxes:
             raise BadInputError(f"workdir {workdir!r} must be an absolute path below /")
         client = self.client
         self._cleanup_once()
-        image_id = self._image_id(image)
+        image_id, image_size = self._image(image)
+        mode = disk_mode(client, image_id)
         labels = managed_labels(purpose, limits.sandbox_timeout_s + _LABEL_MARGIN_S)
         try:
-            account = resolve_account(client, image_id, user, labels)
+            account = resolve_account(client, image_id, user, labels, workdir)
+            copy_up = mode == "tmpfs" or not account.has_workdir
+            keeper = next(u for u in _KEEPER_UIDS if u != account.uid)
             container = client.containers.create(
                 image_id,
-                command=["sleep", "infinity"],
+                command=["sleep", str(int(limits.sandbox_timeout_s + _ORPHAN_GRACE_S))],
                 init=True,
-                user=user,
+                user=f"{keeper}:{keeper}",
                 working_dir=workdir,
                 hostname="sandbox",
                 network_mode="none",
@@ -74,9 +86,9 @@ class DockerSandboxes:
                 mem_limit=f"{limits.memory_mb}m",
                 memswap_limit=f"{limits.memory_mb}m",
                 nano_cpus=int(limits.cpus * 1e9),
-                read_only=True,
-                tmpfs=_tmpfs(limits, account, workdir),
+                tmpfs=_tmpfs(limits, account, workdir, with_workdir=copy_up),
                 labels=labels,
+                **_disk_options(mode, image_size, limits),
             )
         except _ERRORS as e:
             raise sandbox_error(f"creating a sandbox from {image}", e) from e
@@ -85,7 +97,7 @@ class DockerSandboxes:
         )
         _registry.register(sandbox)
         try:
-            _start(sandbox, container, workdir)
+            _start(sandbox, container, workdir, copy=copy_up and mode == "tmpfs")
         except BaseException:
             sandbox.close()
             raise
@@ -103,9 +115,10 @@ class DockerSandboxes:
             _cleaned = True
         cleanup_leftovers(self.client)
 
-    def _image_id(self, image: str) -> str:
+    def _image(self, image: str) -> tuple[str, int]:
         try:
-            return str(self.client.images.get(image).id)
+            found = self.client.images.get(image)
+            return str(found.id), int(found.attrs.get("Size") or 0)
         except docker.errors.ImageNotFound as e:
             raise BadInputError(
                 f"image {image} is not present locally and sandbox images are never pulled: run "
@@ -119,13 +132,23 @@ class DockerSandboxes:
             raise sandbox_error(f"looking up image {image}", e) from e
 
 
-def _tmpfs(limits: SandboxLimits, account: Account, workdir: str) -> dict[str, str]:
+def _disk_options(mode: DiskMode, image_size: int, limits: SandboxLimits) -> dict[str, Any]:
+    if mode == "engine":
+        return {"read_only": False, "storage_opt": {"size": layer_size(image_size, limits.disk_mb)}}
+    return {"read_only": True}
+
+
+def _tmpfs(
+    limits: SandboxLimits, account: Account, workdir: str, *, with_workdir: bool
+) -> dict[str, str]:
     # exec is allowed: agents build and run code in all three places.
     base = f"rw,exec,nosuid,nodev,size={limits.disk_mb}m"
     owned = f"{base},mode=755,uid={account.uid},gid={account.gid}"
-    mounts = {"/tmp": f"{base},mode=1777", workdir: owned}
+    mounts = {"/tmp": f"{base},mode=1777"}
+    if with_workdir:
+        mounts[workdir] = owned
     home = account.home
-    if home and all(_apart(home, other) for other in mounts):
+    if home and all(_apart(home, other) for other in (*mounts, workdir)):
         mounts[home] = owned
     return mounts
 
@@ -136,24 +159,36 @@ def _apart(a: str, b: str) -> bool:
 
 
 def _start(
-    sandbox: DockerSandbox, container: docker.models.containers.Container, workdir: str
+    sandbox: DockerSandbox, container: docker.models.containers.Container, workdir: str,
+    *, copy: bool,
 ) -> None:
-    """Start the container and fill the (empty) workdir tmpfs with the image's workdir."""
+    """Start the container; in tmpfs mode fill the (empty) workdir tmpfs with the image's."""
     started = time.monotonic()
+    spool = tempfile.SpooledTemporaryFile(max_size=64 << 20) if copy else None
     try:
-        # Read before start: the daemon reads the image's layers, which the tmpfs will hide.
-        chunks, _stat = container.get_archive(workdir)
-    except docker.errors.NotFound:
-        chunks = None
-    except _ERRORS as e:
-        raise sandbox_error(f"reading {workdir} from the image", e) from e
-    try:
-        container.start()
-    except _ERRORS as e:
-        raise sandbox_error("starting the sandbox container", e) from e
-    if chunks is None:
-        return
-    raw = sandbox._extract(chunks, workdir, strip=1)
+        if spool is not None:
+            # Read in full before start: the engine holds the container while it streams the
+            # archive, so starting it with the stream unread deadlocks once the socket fills.
+            try:
+                chunks, _stat = container.get_archive(workdir)
+                for chunk in chunks:
+                    spool.write(chunk)
+            except docker.errors.NotFound:
+                spool.close()
+                spool = None
+            except _ERRORS as e:
+                raise sandbox_error(f"reading {workdir} from the image", e) from e
+        try:
+            container.start()
+        except _ERRORS as e:
+            raise sandbox_error("starting the sandbox container", e) from e
+        if spool is None:
+            return
+        spool.seek(0)
+        raw = sandbox._extract(iter(lambda: spool.read(1 << 20), b""), workdir, strip=1)
+    finally:
+        if spool is not None:
+            spool.close()
     if raw.exit_code != 0:
         detail = (raw.stdout.value() + raw.stderr.value()).decode("utf-8", errors="replace")
         raise SandboxError(

@@ -1,9 +1,16 @@
-"""Finding and removing containers that a dead or overdue harness process left behind."""
+"""Finding and removing containers that a dead or overdue harness process left behind.
+
+An owner is named by where its pid means something: the kernel's boot id (one per machine and
+boot) and the inode of its PID namespace, then the pid and its start time. Two harnesses that
+share one engine from different machines, containers or `unshare --pid` namespaces never
+mistake each other's pids; a container whose owner cannot be judged from here ends at its
+deadline (its PID 1 exits by itself then), and is removed once that has passed.
+"""
 
 from __future__ import annotations
 
+import functools
 import os
-import socket
 import sys
 import time
 
@@ -20,8 +27,20 @@ DEADLINE = "evaluator.deadline"
 PURPOSE = "evaluator.purpose"
 
 
+@functools.cache
+def _where() -> str:
+    try:
+        with open("/proc/sys/kernel/random/boot_id") as f:
+            boot = f.read().strip()
+        pidns = os.stat("/proc/self/ns/pid").st_ino
+    except OSError:
+        return ""  # no /proc: no pid here can be judged, only deadlines
+    return f"{boot}/{pidns}"
+
+
 def owner_label() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}"
+    # Not cached with the rest: a forked worker is another owner.
+    return f"{_where()}/{os.getpid()}"
 
 
 def managed_labels(purpose: str, lifetime_s: float) -> dict[str, str]:
@@ -67,9 +86,10 @@ def _abandoned(labels: dict[str, str]) -> bool:
             return True
     except ValueError:
         pass
-    host, _, pid = labels.get(OWNER, "").rpartition(":")
-    if host != socket.gethostname() or not pid.isdigit():
-        # Another machine's process may be alive; only its deadline can tell.
+    where, _, pid = labels.get(OWNER, "").rpartition("/")
+    if not _where() or where != _where() or not pid.isdigit():
+        # Another machine's, container's or PID namespace's process may be alive; only its
+        # deadline can tell.
         return False
     return not _alive(int(pid), labels.get(CREATED, ""))
 

@@ -45,6 +45,9 @@ def close_all() -> None:
             sandbox.close()
         except Exception as e:  # at exit, one failure must not stop the rest
             print(f"evaluator: could not remove a sandbox: {e}", file=sys.stderr)
+    from evaluator.sandbox._removal import drain
+
+    drain()
 
 
 def _install_once() -> None:

@@ -68,6 +68,13 @@ class TaskSet:
 def load_task_set(name: str, root: str | os.PathLike[str] = "tasks") -> TaskSet:
     """Read and validate `root/<name>/`; raise one BadInputError listing every problem found."""
     set_dir = Path(root) / name
+    if set_dir.is_dir() and not (set_dir / "set.yaml").is_file():
+        raise BadInputError(
+            f"{set_dir} has no set.yaml, so it is not a task set"
+            + (" (the folder is empty)" if not any(set_dir.iterdir()) else "")
+            + f"; create {set_dir / 'set.yaml'} (copy tasks/demo/set.yaml, set `name: {name}`) "
+            "as described in tasks/README.md"
+        )
     if not (set_dir / "set.yaml").is_file():
         known = sorted(p.name for p in Path(root).iterdir() if (p / "set.yaml").is_file()) if Path(
             root
@@ -89,7 +96,8 @@ def load_task_set(name: str, root: str | os.PathLike[str] = "tasks") -> TaskSet:
         if task is not None:
             tasks.append(task)
     if not tasks and not problems:
-        problems.append(f"{set_dir}: the set has no tasks")
+        problems.append(f"{set_dir}: the set has no tasks; add one folder per task, each with a "
+                        "task.yaml (see tasks/README.md)")
     if problems:
         raise BadInputError(f"task set {name!r} is invalid:\n" + "\n".join(f"  - {p}" for p in problems))
     assert isinstance(spec, SetSpec)
@@ -102,6 +110,7 @@ def _load_task(task_dir: Path, problems: list[str]) -> Task | None:
     if not isinstance(spec, TaskSpec):
         return None
     before = len(problems)
+    problems.extend(_escaping_links(task_dir))
     if spec.id != task_dir.name:
         problems.append(f"{file}: field 'id': is {spec.id!r}, must equal the folder name {task_dir.name!r}")
     for field in _TASK_FILE_FIELDS:
@@ -115,6 +124,22 @@ def _load_task(task_dir: Path, problems: list[str]) -> Task | None:
     if overlap:
         problems.append(f"{file}: ids in both fail_to_pass and pass_to_pass: {', '.join(overlap)}")
     return Task(spec=spec, dir=Path(os.path.realpath(task_dir))) if len(problems) == before else None
+
+
+def _escaping_links(task_dir: Path) -> list[str]:
+    """Every symlink in the task folder that resolves outside it (or nowhere): a hidden test
+    linked to /etc/passwd would otherwise be locked and copied into the grading sandbox."""
+    top = os.path.realpath(task_dir)
+    out = []
+    for dirpath, dirnames, filenames in os.walk(task_dir):
+        for name in (*dirnames, *filenames):
+            path = os.path.join(dirpath, name)
+            if os.path.islink(path):
+                real = os.path.realpath(path)
+                if not (real + os.sep).startswith(top + os.sep) or not os.path.exists(real):
+                    out.append(f"{path}: a symlink to {os.readlink(path)!r}, outside the task "
+                               "folder; replace it with the file itself")
+    return out
 
 
 def _check_inside(

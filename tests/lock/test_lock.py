@@ -1,3 +1,4 @@
+import json
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ class FakeResolver:
     def image(self, ref: str) -> str:
         return "sha256:" + hash_json(ref)
 
-    def commit(self, image: str, workdir: str, ref: str) -> str:
+    def commit(self, image: str, workdir: str, ref: str, user: str | None = None) -> str:
         return hash_json([image, ref])[:40]
 
 
@@ -81,3 +82,28 @@ def test_unpinned_image_is_named(locked) -> None:
     bad = replace(lock, tasks={**lock.tasks, "add-bug": replace(lock.tasks["add-bug"], image="x:1")})
     path.write_bytes(bad.to_json())
     assert any("has no digest" in p for p in lock_problems(ts, read_lock("mini", lock_dir)))
+
+
+def test_hand_edited_lock_names_the_field(locked) -> None:
+    ts, lock_dir = locked
+    path = lock_path("mini", lock_dir)
+    raw = json.loads(path.read_text())
+    raw["tasks"]["add-bug"]["image"]["pinned"] = "sha256:" + "1" * 64
+    path.write_text(json.dumps(raw))
+    with pytest.raises(StaleLockError) as e:
+        read_lock("mini", lock_dir)
+    assert e.value.problems == [
+        "tasks.add-bug.image changed since it was written: run `doit lock:mini`"]
+
+
+class _Refusing(FakeResolver):
+    def image(self, ref: str) -> str:
+        raise BadInputError(f"image {ref!r} is not on this Docker engine")
+
+
+def test_lock_errors_name_every_task_at_once(tmp_path: Path) -> None:
+    make_set(tmp_path / "tasks", "mini", ("add-bug", "other-bug"))
+    with pytest.raises(BadInputError) as e:
+        resolve_lock(load_task_set("mini", tmp_path / "tasks"), _Refusing())
+    assert "2 task(s)" in str(e.value)
+    assert "'add-bug'" in str(e.value) and "'other-bug'" in str(e.value)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -15,6 +14,8 @@ import pytest
 
 from evaluator.errors import BadInputError
 from evaluator.sandbox import DockerSandboxes, Sandbox, SandboxLimits
+from evaluator.sandbox._leftovers import owner_label
+from evaluator.sandbox._removal import drain
 
 pytestmark = pytest.mark.docker
 
@@ -47,6 +48,8 @@ def test_close_removes_container(
     assert _exists(docker_client, sb.container_id)
     sb.close()
     sb.close()
+    assert docker_client.containers.get(sb.container_id).status != "running"
+    assert drain()
     assert not _exists(docker_client, sb.container_id)
 
 
@@ -62,7 +65,7 @@ def test_cleanup_leftovers_removes_dead_owner(
     dead.wait()
     labels = {
         "evaluator.managed": "1",
-        "evaluator.owner": f"{socket.gethostname()}:{dead.pid}",
+        "evaluator.owner": owner_label().rsplit("/", 1)[0] + f"/{dead.pid}",
         "evaluator.deadline": str(int(time.time()) + 3600),
     }
     leftover = docker_client.containers.create(base_image, ["true"], labels=labels)

@@ -101,3 +101,22 @@ def test_every_problem_is_listed_at_once(root: Path) -> None:
 def test_set_yaml_unknown_key(root: Path) -> None:
     (root / "mini" / "set.yaml").write_text("name: mini\ngold_repz: 3\n")
     assert "field 'gold_repz'" in _error(root)
+
+
+def test_symlink_in_hidden_tests_to_outside_is_refused(root: Path) -> None:
+    link = root / "mini" / "add-bug" / "hidden" / "tests" / "passwd.py"
+    link.symlink_to("/etc/passwd")
+    msg = _error(root)
+    assert str(link) in msg and "outside the task folder" in msg
+
+
+def test_symlink_inside_the_task_folder_is_fine(root: Path) -> None:
+    task = root / "mini" / "add-bug"
+    (task / "hidden" / "tests" / "again.py").symlink_to(task / "hidden" / "tests" / "test_hidden.py")
+    assert load_task_set("mini", root).task("add-bug")
+
+
+def test_empty_set_folder_is_a_clear_error(root: Path) -> None:
+    (root / "empty").mkdir()
+    with pytest.raises(BadInputError, match=r"has no set.yaml.*folder is empty.*name: empty"):
+        load_task_set("empty", root)
