@@ -5,16 +5,16 @@ from __future__ import annotations
 
 import secrets
 import time
-from dataclasses import dataclass, field
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from evaluator.errors import InfraError
 from evaluator.grading._junit import PASSED, ReportError, parse_junit
-from evaluator.grading._paths import is_protected, patch_paths, unsafe_paths
 from evaluator.grading._patchfilter import filter_patch, numstat_paths
-from evaluator.lock import checkout_base
+from evaluator.grading._paths import is_protected, patch_paths, unsafe_paths
 from evaluator.grading._spec import GradeSpec
+from evaluator.lock import checkout_base
 from evaluator.sandbox import DockerSandboxes, Sandbox
 
 _REPORT_CAP = 20_000_000
