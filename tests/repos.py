@@ -1,0 +1,180 @@
+"""Generated repositories as big and as awkward as real ones; never downloaded.
+
+`big_repo` writes a project of tens of thousands of files and hundreds of MB with its own git
+history, an ignored build folder and an untracked file, and `awkward_suite` a small project whose
+tests come from mixins and base classes in other files, nested classes and parametrized ids with
+spaces and brackets, in a src layout that imports an ignored, generated `_version.py`.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import textwrap
+from pathlib import Path
+
+_GIT_ENV = {"GIT_AUTHOR_NAME": "fixture", "GIT_AUTHOR_EMAIL": "fixture@localhost",
+            "GIT_COMMITTER_NAME": "fixture", "GIT_COMMITTER_EMAIL": "fixture@localhost",
+            "GIT_AUTHOR_DATE": "2001-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2001-01-01T00:00:00Z"}
+
+BIG_BUG = "def clamp(x, lo, hi):\n    return max(lo, min(x, lo))\n"
+BIG_FIX = "def clamp(x, lo, hi):\n    return max(lo, min(x, hi))\n"
+BIG_TESTS = {
+    "tests/test_core.py": "from bigpkg.core import clamp\n\n\ndef test_low():\n"
+                          "    assert clamp(-5, 0, 10) == 0\n",
+}
+BIG_HIDDEN = {
+    "tests/test_clamp_hidden.py": "from bigpkg.core import clamp\n\n\ndef test_high():\n"
+                                  "    assert clamp(50, 0, 10) == 10\n\n\ndef test_inside():\n"
+                                  "    assert clamp(5, 0, 10) == 5\n",
+}
+
+
+def _git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True,
+                   env={**os.environ, **_GIT_ENV})
+
+
+def big_repo(root: Path, *, files: int = 20_000, mb: int = 100, seed: int = 0) -> Path:
+    """A git repository of `files` files and about `mb` MB of text, three commits deep."""
+    rng = random.Random(seed)
+    per_file = max(mb * 1_000_000 // files, 16)
+    for i in range(files):
+        path = root / "bigpkg" / f"m{i // 500:03d}" / f"f{i:05d}.py"
+        if i % 500 == 0:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            (path.parent / "__init__.py").write_text("")
+        # Hex of random bytes: real source does not compress to nothing, and neither does this.
+        path.write_text(f"DATA = '{rng.randbytes(per_file // 2 - 16).hex()}'\n")
+    (root / "bigpkg" / "__init__.py").write_text("")
+    (root / "bigpkg" / "core.py").write_text("def clamp(x, lo, hi):\n    return x\n")
+    for rel, text in BIG_TESTS.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    (root / "pytest.ini").write_text("[pytest]\ntestpaths = tests\npythonpath = .\n")
+    (root / ".gitignore").write_text("build/\n__pycache__/\n")
+    _git(root, "init", "-q", "-b", "main")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-q", "-m", "import")
+    (root / "bigpkg" / "core.py").write_text("def clamp(x, lo, hi):\n    return min(x, hi)\n")
+    _git(root, "commit", "-q", "-am", "clamp above")
+    (root / "bigpkg" / "core.py").write_text(BIG_BUG)
+    _git(root, "commit", "-q", "-am", "clamp below too")
+    # Left by a build: ignored, and an untracked note no rule covers; both are in the image.
+    (root / "build" / "lib").mkdir(parents=True)
+    (root / "build" / "lib" / "artifact.so").write_bytes(rng.randbytes(4096))
+    (root / "NOTES.local").write_text("a developer's scratch file, neither tracked nor ignored\n")
+    return root
+
+
+def big_gold() -> str:
+    return ("diff --git a/bigpkg/core.py b/bigpkg/core.py\n--- a/bigpkg/core.py\n"
+            "+++ b/bigpkg/core.py\n@@ -1,2 +1,2 @@\n def clamp(x, lo, hi):\n"
+            "-    return max(lo, min(x, lo))\n+    return max(lo, min(x, hi))\n")
+
+
+def dockerfile(base_id: str, user: str = "1000:1000", workdir: str = "/testbed") -> str:
+    """How a user would build an image around their checkout (history included)."""
+    return f"FROM {base_id}\nCOPY --chown={user} repo/ {workdir}/\nUSER {user}\nWORKDIR {workdir}\n"
+
+
+AWKWARD_FILES = {
+    ".gitignore": "src/shapes/_version.py\n*.egg-info/\nbuild/\n",
+    "pytest.ini": "[pytest]\ntestpaths = tests\npythonpath = src\n",
+    "src/shapes/__init__.py": "from shapes._version import VERSION\nfrom shapes.area import area\n",
+    # Generated at install time and ignored: the package cannot import without it.
+    "src/shapes/_version.py": 'VERSION = "1.2.3"\n',
+    "src/shapes.egg-info/PKG-INFO": "Metadata-Version: 2.1\nName: shapes\nVersion: 1.2.3\n",
+    "build/lib/shapes/area.py": "# a stale copy a build left behind\n",
+    "src/shapes/area.py": textwrap.dedent("""\
+        def area(kind, *dims):
+            if kind == "square":
+                return dims[0] * dims[0]
+            if kind == "rect":
+                return dims[0] + dims[1]
+            raise ValueError(kind)
+        """),
+    "tests/__init__.py": textwrap.dedent("""\
+        from shapes import area
+
+
+        class SquareMixin:
+            def test_square(self):
+                assert area("square", 3) == 9
+
+
+        class RectMixin:
+            def test_rect(self):
+                assert area("rect", 2, 3) == 6
+        """),
+    "tests/base.py": textwrap.dedent("""\
+        import unittest
+
+        import shapes
+
+
+        class ShapeBase(unittest.TestCase):
+            def test_version(self):
+                assert shapes.VERSION == "1.2.3"
+        """),
+    "tests/test_square.py": textwrap.dedent("""\
+        import unittest
+
+        from tests import SquareMixin
+        from tests.base import ShapeBase
+
+
+        class TestSquare(SquareMixin, ShapeBase):
+            pass
+        """),
+}
+AWKWARD_HIDDEN = {
+    "tests/test_rect.py": textwrap.dedent("""\
+        import unittest
+
+        import pytest
+
+        from shapes import area
+        from tests import RectMixin
+        from tests.base import ShapeBase
+
+
+        class TestRect(RectMixin, ShapeBase):
+            pass
+
+
+        class TestOuter:
+            class TestInner:
+                def test_nested(self):
+                    assert area("rect", 4, 5) == 20
+
+
+        @pytest.mark.parametrize("dims", [(2, 3), (1, 1)], ids=["2 x 3", "[1, 1]"])
+        def test_param(dims):
+            assert area("rect", *dims) == dims[0] * dims[1]
+        """),
+}
+AWKWARD_F2P = [
+    "tests/test_rect.py::TestRect::test_rect",
+    "tests/test_rect.py::TestOuter::TestInner::test_nested",
+    "tests/test_rect.py::test_param[2 x 3]",
+]
+AWKWARD_P2P = [
+    "tests/test_rect.py::TestRect::test_version",
+    "tests/test_rect.py::test_param[[1, 1]]",
+    "tests/test_square.py::TestSquare::test_square",
+    "tests/test_square.py::TestSquare::test_version",
+]
+AWKWARD_GOLD = textwrap.dedent("""\
+    diff --git a/src/shapes/area.py b/src/shapes/area.py
+    --- a/src/shapes/area.py
+    +++ b/src/shapes/area.py
+    @@ -2,5 +2,5 @@ def area(kind, *dims):
+         if kind == "square":
+             return dims[0] * dims[0]
+         if kind == "rect":
+    -        return dims[0] + dims[1]
+    +        return dims[0] * dims[1]
+         raise ValueError(kind)
+    """)
