@@ -39,11 +39,21 @@ def bootstrap_means(
     distinct, counts = np.unique(values, return_counts=True)
     if distinct.size * _TASKS_PER_GROUP <= n:
         # A resample's mean depends only on how many copies of each distinct value it holds,
-        # and those counts are multinomial: the same distribution as drawing n indices, for a
-        # few binomial draws per resample. Task scores take few values (multiples of 1/samples),
-        # so this is the usual path.
-        draws = rng.multinomial(n, counts / n, size=n_boot)
-        return np.asarray(draws @ distinct / n, dtype=np.float64)
+        # and those counts are multinomial: the same distribution as drawing n indices. Task
+        # scores take few values (multiples of 1/samples), so this is the usual path. The
+        # multinomial is drawn as a chain of binomials, each over every resample at once (what
+        # is left after the earlier values, at the conditional probability), which costs one
+        # vectorised call per distinct value instead of one call per resample.
+        left = np.full(n_boot, n, dtype=np.int64)
+        total = np.zeros(n_boot, dtype=np.float64)
+        mass = float(n)
+        for value, count in zip(distinct[:-1], counts[:-1], strict=True):
+            drawn = rng.binomial(left, min(1.0, count / mass))
+            total += value * drawn
+            left -= drawn
+            mass -= count
+        total += distinct[-1] * left
+        return total / n
     out = np.empty(n_boot, dtype=np.float64)
     rows = max(1, _CHUNK_CELLS // n)
     for start in range(0, n_boot, rows):
@@ -53,10 +63,9 @@ def bootstrap_means(
     return out
 
 
-def expanded_percentile_interval(
-    boot: NDArray[np.float64], n: int, alpha: float
-) -> tuple[float, float]:
-    """Hesterberg's (2015) expanded percentile interval from bootstrap means of `n` values.
+def expanded_tail(n: int, alpha: float) -> float:
+    """The tail probability at which Hesterberg's (2015) expanded percentile interval of level
+    1 - alpha reads the bootstrap distribution of a mean of `n` values.
 
     The plain percentile interval is too narrow for small n: it inherits the 1/n plug-in
     variance and normal rather than t tails. Reading the percentiles at
@@ -66,6 +75,48 @@ def expanded_percentile_interval(
     if n < 2:
         raise ValueError("a bootstrap interval needs at least two tasks")
     t = float(special.stdtrit(n - 1, 1 - alpha / 2))
-    tail = float(special.ndtr(-math.sqrt(n / (n - 1)) * t))
-    lo, hi = np.quantile(boot, [tail, 1 - tail])
-    return float(lo), float(hi)
+    return float(special.ndtr(-math.sqrt(n / (n - 1)) * t))
+
+
+def expanded_alpha(n: int, tail: float) -> float:
+    """The inverse of `expanded_tail`: the alpha whose interval reads the bootstrap at `tail`."""
+    if tail <= 0.0:
+        return 0.0
+    if tail >= 0.5:
+        return 1.0
+    t = -float(special.ndtri(tail)) / math.sqrt(n / (n - 1))
+    return min(1.0, 2.0 * float(special.stdtr(n - 1, -t)))
+
+
+def tail_rank(n_boot: int, n: int, alpha: float) -> int:
+    """How many of `n_boot` sorted resamples lie at or beyond each end of the interval."""
+    return min(n_boot, max(1, math.ceil(expanded_tail(n, alpha) * n_boot)))
+
+
+def expanded_percentile_interval(
+    boot: NDArray[np.float64], n: int, alpha: float
+) -> tuple[float, float]:
+    """The expanded percentile interval of level 1 - alpha from bootstrap means of `n` values.
+
+    The ends are order statistics (the inverse of the empirical distribution, no interpolation),
+    so whether the interval excludes zero is a count of resamples, exactly what
+    `bootstrap_p_value` inverts.
+    """
+    ordered = np.sort(boot)
+    k = tail_rank(ordered.size, n, alpha)
+    return float(ordered[k - 1]), float(ordered[ordered.size - k])
+
+
+def bootstrap_p_value(boot: NDArray[np.float64], n: int, estimate: float) -> float:
+    """The smallest alpha at which the expanded percentile interval excludes zero on the side
+    of `estimate` (1.0 for a zero estimate): the test the interval itself makes.
+
+    At level alpha the lower end is the k-th smallest resample, k = ceil(tail(alpha) * B); it is
+    above zero iff fewer than k resamples are at or below zero, i.e. iff tail(alpha) exceeds the
+    share c / B of such resamples. So p = tail^-1(c / B), and p < alpha iff the interval at
+    alpha excludes zero.
+    """
+    if estimate == 0.0:
+        return 1.0
+    beyond = np.count_nonzero(boot <= 0.0) if estimate > 0 else np.count_nonzero(boot >= 0.0)
+    return expanded_alpha(n, int(beyond) / boot.size)

@@ -1,46 +1,54 @@
-"""Paired comparison of two agents on the same tasks, the task being the unit of resampling."""
+"""Paired comparisons of agents on the same tasks, the task being the unit, with one decision
+rule per comparison and family-wise error control across the comparisons of one report."""
 
 from __future__ import annotations
 
 import operator
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from itertools import chain
 from typing import Any, Literal
 
-import numpy as np
-from numpy.typing import NDArray
-
-from evaluator.stats._bootstrap import (
-    INTERVAL_METHOD,
-    bootstrap_means,
-    expanded_percentile_interval,
-    rng_for,
-)
 from evaluator.stats._checks import check_alpha
-from evaluator.stats._jsonable import to_dict
+from evaluator.stats._evidence import Evidence, gather
+from evaluator.stats._jsonable import DECIMALS, to_dict
+from evaluator.stats._multiple import holm_adjust, holm_levels
 from evaluator.stats._power import tasks_needed
-from evaluator.stats._significance import mcnemar_exact, paired_t_pvalue
+from evaluator.stats._sequential import anytime_p_value
 
 Verdict = Literal["better", "worse", "within noise"]
-
-# Task means are multiples of 1/samples, so a zero delta can come out as 1e-17; below this it is
-# zero, lest a tie get a "tasks needed" figure in the quintillions.
-_ZERO = 1e-12
+Decision = Literal["fixed", "sequential"]
+DECISIONS: tuple[Decision, ...] = ("fixed", "sequential")
+SEQUENTIAL_TEST = "mixture_sprt"
 
 # Error messages list at most this many task ids; the count says how many more there are.
 _MAX_IDS_SHOWN = 20
+
+Outcomes = Mapping[str, Sequence[int]]
 
 
 @dataclass(frozen=True)
 class PairedResult:
     """B compared with A on `n_tasks` shared tasks; `delta` = mean_b - mean_a over task means.
 
-    `lo`/`hi` bound delta at level 1 - alpha; `verdict` says whether that interval lies wholly
-    above 0 ("better": B beats A), wholly below ("worse") or straddles it. `b_only`/`a_only`
-    count tasks where B's (A's) task score is the higher: with one sample each, the tasks only
-    that agent resolved. `tasks_needed` is how many paired tasks an effect of this size would
-    need for 80% power at `alpha`, or None for a zero delta or fewer than two tasks.
+    One test decides the verdict: `test` names it and `p_value` is its p-value, `p_adjusted`
+    the same after Holm's procedure over the `family_size` comparisons decided together (equal
+    to `p_value` for a family of one). The verdict is "better" or "worse" iff `p_adjusted` <
+    `alpha`, and then [`lo`, `hi`] excludes zero on the verdict's side; otherwise it contains
+    zero (`widened` when it was joined with zero to say so). The interval's level is
+    1 - `level`, the level Holm's step tests this comparison at (`alpha` for a family of one).
+
+    - `decision` "fixed": with one sample per task on both sides `test` is "mcnemar_exact" and
+      the interval Tango's score interval; otherwise "cluster_bootstrap": the task-clustered
+      expanded percentile bootstrap, its p-value the level at which that interval reaches zero.
+    - `decision` "sequential": `test` is "mixture_sprt" and `p_value` is the larger of the
+      always-valid `p_anytime` and the fixed-sample `p_fixed`, so a verdict needs both and stays
+      valid however often the comparison was looked at.
+
+    `e_value`/`p_anytime` are always given, from the `pairs_a_wins`/`pairs_b_wins` sample pairs
+    won by one side only. `b_only`/`a_only` count tasks where B's (A's) score is the higher.
+    `tasks_needed` is how many paired tasks an effect of this size would need for 80% power at
+    `alpha`, or None for a zero delta or fewer than two tasks. `n_boot` is 0 when no bootstrap
+    was drawn.
     """
 
     n_tasks: int
@@ -49,9 +57,20 @@ class PairedResult:
     delta: float
     lo: float
     hi: float
+    level: float
+    widened: bool
     verdict: Verdict
-    p_value: float
+    decision: Decision
     test: str
+    p_value: float
+    p_adjusted: float
+    family_size: int
+    fixed_test: str
+    p_fixed: float
+    e_value: float
+    p_anytime: float
+    pairs_a_wins: int
+    pairs_b_wins: int
     b_only: int
     a_only: int
     tasks_needed: int | None
@@ -60,83 +79,79 @@ class PairedResult:
     interval_method: str
 
     def to_dict(self) -> dict[str, Any]:
-        return to_dict(self)
+        out = to_dict(self)
+        # Rounding must not move a figure across the line the verdict stands on: a p-value of
+        # 0.0499999996 printed as 0.05 beside "better" would contradict it.
+        for key, line in (("p_adjusted", self.alpha), ("p_value", self.level),
+                          ("p_fixed", self.level), ("lo", 0.0), ("hi", 0.0)):
+            out[key] = _round_keeping_side(getattr(self, key), line)
+        return out
 
 
-def paired_comparison(
-    a: Mapping[str, Sequence[int]],
-    b: Mapping[str, Sequence[int]],
-    *,
-    seed_material: str,
-    n_boot: int = 10_000,
-    alpha: float = 0.05,
-) -> PairedResult:
-    """Compare agent B with agent A on the tasks both attempted.
+def paired_comparison(a: Outcomes, b: Outcomes, *, seed_material: str, n_boot: int = 10_000,
+                      alpha: float = 0.05, decision: Decision = "fixed") -> PairedResult:
+    """Compare agent B with agent A on the tasks both attempted: a family of one.
 
     `a` and `b` map task ids to 0/1 outcomes, one per sample; both must hold the same task ids.
-    Each task scores the mean of its samples and the task is the unit (Miller 2024), so the
-    interval is a bootstrap over tasks of the paired difference, drawn from a generator seeded
-    by `seed_material` (same inputs and seed material, same interval). The p-value is an exact
-    McNemar test when every task has one sample on each side, else a paired t-test on task
-    scores.
+    Each task scores the mean of its samples and the task is the unit (Miller 2024). The
+    bootstrap, when drawn, is seeded by `seed_material`: same inputs, same result.
     """
+    return paired_comparisons([(a, b, seed_material)], n_boot=n_boot, alpha=alpha,
+                              decision=decision)[0]
+
+
+def paired_comparisons(pairs: Sequence[tuple[Outcomes, Outcomes, str]], *, n_boot: int = 10_000,
+                       alpha: float = 0.05, decision: Decision = "fixed") -> list[PairedResult]:
+    """Several comparisons (a, b, seed_material) decided together: Holm's procedure over their
+    deciding p-values keeps the chance of any false "better" or "worse" among them at most
+    `alpha`. Results come back in the order given."""
     check_alpha(alpha)
     n_boot = _positive_int("n_boot", n_boot)
-    ids = _shared_ids(a, b)
-    mean_a, single_a = _task_means(a, ids, "a")
-    mean_b, single_b = _task_means(b, ids, "b")
-    diffs = mean_b - mean_a
-    n = len(ids)
-    delta = float(diffs.mean())
-    if abs(delta) < _ZERO:
-        delta = 0.0
-    b_only = int(np.count_nonzero(diffs > 0))
-    a_only = int(np.count_nonzero(diffs < 0))
+    if decision not in DECISIONS:
+        raise ValueError(f"decision must be one of {DECISIONS}, got {decision!r}")
+    evidence = [gather(a, b, ids=_shared_ids(a, b), seed_material=seed, n_boot=n_boot)
+                for a, b, seed in pairs]
+    p_values = [_deciding_p(e, decision) for e in evidence]
+    adjusted = holm_adjust(p_values)
+    levels = holm_levels(p_values, alpha)
+    return [_result(e, decision, p, p_adj, level, alpha, len(evidence))
+            for e, p, p_adj, level in zip(evidence, p_values, adjusted, levels, strict=True)]
 
-    if n >= 2:
-        boot = bootstrap_means(diffs, n_boot, rng_for(seed_material))
-        lo, hi = expanded_percentile_interval(boot, n, alpha)
-        # A percentile interval can, under extreme skew or float rounding, stop just short of
-        # the estimate; the verdict must never contradict the side delta itself lies on.
-        lo, hi = min(lo, delta), max(hi, delta)
-        needed = tasks_needed(delta, float(diffs.std(ddof=1)), alpha=alpha)
-    else:
-        # One task says nothing about task-to-task spread: every difference stays possible.
-        lo, hi, needed = -1.0, 1.0, None
 
-    if single_a and single_b:
-        test, p_value = "mcnemar_exact", mcnemar_exact(a_only, b_only)
-    else:
-        test, p_value = "paired_t", paired_t_pvalue(diffs)
+def _deciding_p(e: Evidence, decision: Decision) -> float:
+    if decision == "fixed":
+        return e.p_fixed
+    # Pairs can lean the other way from the task means when sample counts are ragged; the
+    # sequential test then gives no support (a larger p-value is still a valid one).
+    leans_same = (e.pair_b_wins - e.pair_a_wins) * e.delta > 0
+    p_anytime = anytime_p_value(e.pair_a_wins, e.pair_b_wins) if leans_same else 1.0
+    return max(p_anytime, e.p_fixed)
 
+
+def _result(e: Evidence, decision: Decision, p: float, p_adj: float, level: float, alpha: float,
+            family: int) -> PairedResult:
+    reject = p_adj < alpha and e.delta != 0.0
+    lo, hi, widened = e.interval(level, reject)
+    verdict: Verdict = "within noise" if not reject else "better" if e.delta > 0 else "worse"
+    needed = tasks_needed(e.delta, e.sd, alpha=alpha) if e.sd is not None else None
     return PairedResult(
-        n_tasks=n,
-        mean_a=float(mean_a.mean()),
-        mean_b=float(mean_b.mean()),
-        delta=delta,
-        lo=lo,
-        hi=hi,
-        verdict=_verdict(lo, hi),
-        p_value=p_value,
-        test=test,
-        b_only=b_only,
-        a_only=a_only,
-        tasks_needed=needed,
-        alpha=float(alpha),
-        n_boot=n_boot,
-        interval_method=INTERVAL_METHOD,
-    )
+        n_tasks=e.n, mean_a=e.mean_a, mean_b=e.mean_b, delta=e.delta, lo=lo, hi=hi,
+        level=level, widened=widened, verdict=verdict, decision=decision,
+        test=e.fixed_test if decision == "fixed" else SEQUENTIAL_TEST, p_value=p,
+        p_adjusted=p_adj, family_size=family, fixed_test=e.fixed_test, p_fixed=e.p_fixed,
+        e_value=e.e_value, p_anytime=anytime_p_value(e.pair_a_wins, e.pair_b_wins),
+        pairs_a_wins=e.pair_a_wins, pairs_b_wins=e.pair_b_wins, b_only=e.b_only,
+        a_only=e.a_only, tasks_needed=needed, alpha=float(alpha),
+        n_boot=0 if e.boot is None else int(e.boot.size), interval_method=e.interval_method)
 
 
-def _verdict(lo: float, hi: float) -> Verdict:
-    if lo > 0:
-        return "better"
-    if hi < 0:
-        return "worse"
-    return "within noise"
+def _round_keeping_side(value: float, line: float) -> float:
+    rounded = round(value, DECIMALS) + 0.0
+    kept = (rounded < line) == (value < line) and (rounded > line) == (value > line)
+    return rounded if kept else value
 
 
-def _shared_ids(a: Mapping[str, Sequence[int]], b: Mapping[str, Sequence[int]]) -> list[str]:
+def _shared_ids(a: Outcomes, b: Outcomes) -> list[str]:
     only_a, only_b = set(a) - set(b), set(b) - set(a)
     if only_a or only_b:
         raise ValueError(
@@ -147,24 +162,6 @@ def _shared_ids(a: Mapping[str, Sequence[int]], b: Mapping[str, Sequence[int]]) 
         raise ValueError("paired_comparison needs at least one task")
     # Sorted so that the resampled values, hence the interval, do not depend on dict order.
     return sorted(a, key=str)
-
-
-def _task_means(
-    outcomes: Mapping[str, Sequence[int]], ids: list[str], side: str
-) -> tuple[NDArray[np.float64], bool]:
-    rows = [outcomes[task] for task in ids]
-    lengths = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
-    if not lengths.all():
-        raise ValueError(f"{side}[{ids[int(np.argmin(lengths))]!r}] has no samples; drop the task")
-    # One flat array rather than a Python loop per task: thousands of tasks stay sub-millisecond.
-    flat = np.fromiter(chain.from_iterable(rows), dtype=np.float64, count=int(lengths.sum()))
-    offsets = np.concatenate(([0], np.cumsum(lengths)[:-1]))
-    bad = (flat != 0) & (flat != 1)
-    if bad.any():
-        task = ids[int(np.searchsorted(offsets, np.argmax(bad), side="right")) - 1]
-        raise ValueError(f"{side}[{task!r}] holds outcomes other than 0 and 1: {outcomes[task]!r}")
-    means = np.add.reduceat(flat, offsets) / lengths
-    return means, bool(np.all(lengths == 1))
 
 
 def _show(ids: set[str]) -> str:

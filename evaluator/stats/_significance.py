@@ -1,13 +1,8 @@
-"""Paired significance tests: exact McNemar for one sample per task, paired t otherwise."""
+"""The exact McNemar test: the deciding test of a comparison with one sample per task."""
 
 from __future__ import annotations
 
-import math
 import operator
-
-import numpy as np
-from numpy.typing import NDArray
-from scipy import special
 
 
 def mcnemar_exact(a_only: int, b_only: int) -> float:
@@ -27,25 +22,6 @@ def mcnemar_exact(a_only: int, b_only: int) -> float:
         term = term * (m - i) // (i + 1)
         tail += term
     return min(1.0, float(2 * tail / 2**m))
-
-
-def paired_t_pvalue(diffs: NDArray[np.float64]) -> float:
-    """Two-sided one-sample t-test of mean(diffs) == 0 over tasks.
-
-    A t-test rather than Wilcoxon because it tests the mean difference, the same quantity as
-    the reported delta and its interval; the signed-rank test is about the pseudo-median and can
-    disagree in sign with the mean on the lumpy, tied scores that a few samples per task give.
-    """
-    n = diffs.size
-    if n < 2:
-        return 1.0
-    mean = float(diffs.mean())
-    sd = float(diffs.std(ddof=1))
-    if sd == 0.0:
-        # Every task moved by the same amount: no noise, so any non-zero shift is certain.
-        return 1.0 if mean == 0.0 else 0.0
-    t = mean / (sd / math.sqrt(n))
-    return float(min(1.0, 2.0 * special.stdtr(n - 1, -abs(t))))
 
 
 def _count(name: str, value: int) -> int:

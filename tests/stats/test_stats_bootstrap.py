@@ -4,7 +4,14 @@ import numpy as np
 import pytest
 
 from evaluator.stats import _bootstrap
-from evaluator.stats._bootstrap import bootstrap_means, expanded_percentile_interval, rng_for
+from evaluator.stats._bootstrap import (
+    bootstrap_means,
+    bootstrap_p_value,
+    expanded_alpha,
+    expanded_percentile_interval,
+    expanded_tail,
+    rng_for,
+)
 
 
 @pytest.mark.parametrize("tasks_per_group", [0, 10**9])  # force multinomial, then index gather
@@ -34,3 +41,20 @@ def test_expanded_percentile_reads_t_scaled_quantiles() -> None:
         assert expanded_percentile_interval(boot, n, 0.05) == pytest.approx((-half, half), rel=0.02)
     with pytest.raises(ValueError, match="at least two tasks"):
         expanded_percentile_interval(boot, 1, 0.05)
+
+
+def test_expanded_alpha_inverts_expanded_tail() -> None:
+    for n, alpha in [(5, 0.05), (40, 0.01), (2000, 0.3)]:
+        assert expanded_alpha(n, expanded_tail(n, alpha)) == pytest.approx(alpha, rel=1e-9)
+    assert (expanded_alpha(9, 0.0), expanded_alpha(9, 0.5)) == (0.0, 1.0)
+
+
+@pytest.mark.parametrize("shift", [0.03, -0.05, 0.12])
+def test_bootstrap_p_value_is_where_the_interval_reaches_zero(shift: float) -> None:
+    values = rng_for(f"p{shift}").normal(shift, 0.3, 30)
+    boot = bootstrap_means(values, 4000, rng_for("boot"))
+    p = bootstrap_p_value(boot, 30, float(values.mean()))
+    for alpha in np.linspace(0.002, 0.6, 150):
+        lo, hi = expanded_percentile_interval(boot, 30, alpha)
+        assert (lo > 0 or hi < 0) == (p < alpha), alpha
+    assert bootstrap_p_value(boot, 30, 0.0) == 1.0

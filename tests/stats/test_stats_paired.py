@@ -1,6 +1,5 @@
 import numpy as np
 import pytest
-from scipy import stats
 
 from evaluator.stats import mcnemar_exact, paired_comparison
 
@@ -32,7 +31,7 @@ def test_interval_sanity() -> None:
     r = paired_comparison(A, B, seed_material="q")
     assert -1 <= r.lo < r.delta < r.hi <= 1
     assert r.delta == pytest.approx(r.mean_b - r.mean_a)
-    assert r.n_tasks == 60 and r.n_boot == 10_000 and r.test == "paired_t"
+    assert r.n_tasks == 60 and r.n_boot == 10_000 and r.test == "cluster_bootstrap"
     wide = paired_comparison(A, B, seed_material="q", alpha=0.01)
     assert wide.lo < r.lo and wide.hi > r.hi
 
@@ -56,12 +55,16 @@ def test_single_sample_uses_exact_mcnemar_on_discordant_tasks() -> None:
     a = {f"t{i}": [int(i == 0 or i >= 14)] for i in range(20)}
     b = {f"t{i}": [int(1 <= i <= 6 or i >= 14)] for i in range(20)}
     r = paired_comparison(a, b, seed_material="q")
-    assert (r.test, r.a_only, r.b_only) == ("mcnemar_exact", 1, 6)
+    assert (r.test, r.a_only, r.b_only, r.n_boot) == ("mcnemar_exact", 1, 6, 0)
     assert r.p_value == pytest.approx(0.125) == mcnemar_exact(1, 6)
-    assert r.delta == pytest.approx(5 / 20)
+    assert r.delta == pytest.approx(5 / 20) and r.verdict == "within noise" and r.lo <= 0
 
 
-def test_multiple_samples_use_a_paired_t_test_on_task_means() -> None:
+def test_multiple_samples_are_decided_by_the_task_clustered_bootstrap() -> None:
     r = paired_comparison(A, B, seed_material="q")
-    diffs = [np.mean(B[t]) - np.mean(A[t]) for t in sorted(A)]
-    assert r.p_value == pytest.approx(stats.ttest_1samp(diffs, 0.0).pvalue, rel=1e-9)
+    assert (r.test, r.interval_method, r.family_size) == (
+        "cluster_bootstrap", "bootstrap_expanded_percentile", 1)
+    assert r.p_value == r.p_adjusted == r.p_fixed and (r.p_value < 0.05) == (r.lo > 0)
+    assert (r.pairs_a_wins, r.pairs_b_wins) == (
+        sum(x > y for t in A for x, y in zip(A[t], B[t], strict=True)),
+        sum(y > x for t in A for x, y in zip(A[t], B[t], strict=True)))

@@ -26,7 +26,10 @@ def test_identical_agents_are_within_noise() -> None:
 
 def test_one_task_tells_nothing() -> None:
     r = paired_comparison({"t": [0]}, {"t": [1]}, seed_material="v")
-    assert (r.lo, r.hi, r.verdict, r.tasks_needed, r.p_value) == (-1, 1, "within noise", None, 1)
+    assert (r.verdict, r.tasks_needed, r.p_value) == ("within noise", None, 1)
+    assert r.lo < -0.5 and r.hi == 1.0  # the score interval, still reaching far below zero
+    r = paired_comparison({"t": [0, 1]}, {"t": [1, 1]}, seed_material="v")
+    assert (r.lo, r.hi, r.verdict, r.p_value, r.n_boot) == (-1, 1, "within noise", 1, 0)
 
 
 def test_tasks_needed_formula() -> None:
