@@ -15,11 +15,13 @@ from evaluator.reports._history import rows_for
 from evaluator.reports._inputs import Inputs, open_inputs
 from evaluator.reports._render import render
 from evaluator.reports._sources import PathLike, Sources
-from evaluator.reports._summary import ALPHA, build_summary
+from evaluator.reports._summary import ALPHA, build_summary, looker
 from evaluator.store import Store
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from evaluator.stats import Decision
 
 
 def _load(task_set: str, sources: Sources) -> tuple[Inputs, Collected]:
@@ -30,20 +32,27 @@ def _load(task_set: str, sources: Sources) -> tuple[Inputs, Collected]:
 def report_summary(task_set: str, *, store: Store | PathLike | None = None,
                    tasks_root: PathLike = "tasks", lock_dir: PathLike = "lock",
                    evals_root: PathLike = "evals", agents_root: PathLike = "agents",
-                   alpha: float = ALPHA) -> dict[str, Any]:
-    """The whole report as a JSON-able dict: what summary.json holds."""
+                   alpha: float = ALPHA, decision: Decision = "fixed",
+                   record_looks: bool = True) -> dict[str, Any]:
+    """The whole report as a JSON-able dict: what summary.json holds.
+
+    Its comparisons are one family (Holm). `decision="sequential"` lets the always-valid test
+    decide; each comparison is recorded as a look in the store unless `record_looks` is False.
+    """
     sources = Sources.of(store=store, tasks_root=tasks_root, lock_dir=lock_dir,
                          evals_root=evals_root, agents_root=agents_root)
-    return build_summary(*_load(task_set, sources), alpha=alpha)
+    return build_summary(*_load(task_set, sources), alpha=alpha, decision=decision,
+                         record_looks=record_looks)
 
 
 def render_report(task_set: str, *, out_root: PathLike = "reports/out",
                   store: Store | PathLike | None = None, tasks_root: PathLike = "tasks",
                   lock_dir: PathLike = "lock", evals_root: PathLike = "evals",
-                  agents_root: PathLike = "agents") -> tuple[dict[str, Any], dict[str, Path]]:
+                  agents_root: PathLike = "agents", decision: Decision = "fixed",
+                  ) -> tuple[dict[str, Any], dict[str, Path]]:
     """Render `out_root/<set>/`: summary.json, report.md, index.html and the PNG plots."""
     summary = report_summary(task_set, store=store, tasks_root=tasks_root, lock_dir=lock_dir,
-                             evals_root=evals_root, agents_root=agents_root)
+                             evals_root=evals_root, agents_root=agents_root, decision=decision)
     return summary, render(summary, Path(out_root) / task_set)
 
 
@@ -52,8 +61,9 @@ def leaderboard_rows(task_set: str, *, store: Store | PathLike | None = None,
                      evals_root: PathLike = "evals",
                      agents_root: PathLike = "agents") -> list[dict[str, Any]]:
     """The report's leaderboard, one JSON-able dict per agent, best first."""
+    # No verdict is shown, so this is no look at any comparison.
     summary = report_summary(task_set, store=store, tasks_root=tasks_root, lock_dir=lock_dir,
-                             evals_root=evals_root, agents_root=agents_root)
+                             evals_root=evals_root, agents_root=agents_root, record_looks=False)
     rows: list[dict[str, Any]] = summary["leaderboard"]
     return rows
 
@@ -74,10 +84,11 @@ def compare(task_set: str, a: str, b: str, *, identity_a: str | None = None,
             identity_b: str | None = None, store: Store | PathLike | None = None,
             tasks_root: PathLike = "tasks", lock_dir: PathLike = "lock",
             evals_root: PathLike = "evals", agents_root: PathLike = "agents",
-            alpha: float = ALPHA) -> dict[str, Any]:
+            alpha: float = ALPHA, decision: Decision = "fixed") -> dict[str, Any]:
     """B against A (`delta` = B - A) on the valid tasks both have results for, as a JSON-able
     dict; `{"refused": true, "reasons": [...]}` when they are not comparable or the store or
-    lock is stale.
+    lock is stale. A comparison on its own is a family of one (no Holm adjustment); it is
+    recorded as a look (see `looks` in the answer).
 
     Without an identity a side is the agent's current version from evals/<set>.yaml; with one
     (or for an agent no longer in the config) its results come from the store's index.
@@ -94,7 +105,8 @@ def compare(task_set: str, a: str, b: str, *, identity_a: str | None = None,
     a_rows, a_side = rows_for(inputs, collected, a, identity_a)
     b_rows, b_side = rows_for(inputs, collected, b, identity_b)
     return compare_rows(a_rows, b_rows, inputs.lock, a=a_side, b=b_side,
-                        valid_tasks=inputs.valid_tasks, alpha=alpha)
+                        valid_tasks=inputs.valid_tasks, alpha=alpha, decision=decision,
+                        looker=looker(inputs))
 
 
 def load_frames(task_set: str, *, store: Store | PathLike | None = None,

@@ -1,13 +1,34 @@
-"""A paired comparison of two agents, behind the comparability guard."""
+"""Paired comparisons of agents, behind the comparability guard, decided together.
+
+The comparisons of one report are one family: Holm's procedure over their deciding p-values
+keeps the chance of any false "better" or "worse" among them at most alpha. A comparison made
+on its own (`compare`, the CI gate) is a family of one.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
-from typing import Any
+from collections.abc import Callable, Collection, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from evaluator.hashing import canonical_json
 from evaluator.lock import Lock
-from evaluator.reports._guard import Row, comparability
+from evaluator.reports._guard import Comparability, Row, comparability
+
+if TYPE_CHECKING:
+    from evaluator.stats import Decision
+
+Looker = Callable[[dict[str, Any], dict[str, Any], Comparability], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Pending:
+    """A comparison past (or refused by) the guard, not yet decided."""
+
+    a: dict[str, Any]
+    b: dict[str, Any]
+    guard: Comparability
+    seed: str
 
 
 def side(agent: str, identity: str | None, simulated: bool, source: str) -> dict[str, Any]:
@@ -23,39 +44,45 @@ def seed_material(identity_a: str | None, identity_b: str | None, lock_version: 
                            "tasks": sorted(tasks)}).decode()
 
 
-def compare_rows(a_rows: Iterable[Row], b_rows: Iterable[Row], lock: Lock, *,
-                 a: dict[str, Any], b: dict[str, Any], valid_tasks: Collection[str] | None,
-                 alpha: float = 0.05, n_boot: int = 10_000) -> dict[str, Any]:
-    """B against A (`delta` = B - A) as a JSON-able dict, or a refusal with every reason.
-
-    A refusal carries no number at all: a figure next to "refused" gets quoted without it.
-    """
-    from evaluator.stats import paired_comparison  # scipy: kept off the `doit` load path
-
+def pending(a_rows: Iterable[Row], b_rows: Iterable[Row], lock: Lock, *, a: dict[str, Any],
+            b: dict[str, Any], valid_tasks: Collection[str] | None) -> Pending:
     guard = comparability(a_rows, b_rows, lock, valid_tasks=valid_tasks,
                           names=(a["agent"], b["agent"]))
-    out: dict[str, Any] = {"a": a, "b": b, "left_out": guard.left_out}
-    if not guard.comparable:
-        return {**out, "refused": True, "reasons": list(guard.reasons)}
-    seed = seed_material(a["identity"], b["identity"], lock.version, guard.tasks)
-    result = paired_comparison(guard.a, guard.b, seed_material=seed, alpha=alpha, n_boot=n_boot)
-    samples = sorted({len(v) for v in (*guard.a.values(), *guard.b.values())})
-    return {**out, "refused": False, "reasons": [], **result.to_dict(),
-            "tasks": list(guard.tasks), "lock_version": guard.lock_version,
-            "grader_version": guard.grader_version, "samples_per_task": samples,
-            "seed_material": seed, "caution": _caution(result.verdict, result.p_value,
-                                                       result.test, alpha)}
+    return Pending(a, b, guard, seed_material(a["identity"], b["identity"], lock.version,
+                                              guard.tasks))
 
 
-def _caution(verdict: str, p_value: float, test: str, alpha: float) -> str | None:
-    """Say so when the interval (which decides the verdict) and the test disagree.
+def decide(items: list[Pending], *, alpha: float, n_boot: int, decision: Decision,
+           looker: Looker | None = None) -> list[dict[str, Any]]:
+    """B against A (`delta` = B - A) for each item, as JSON-able dicts, the comparable ones
+    decided as one family; a refusal carries every reason and no number at all (a figure next
+    to "refused" gets quoted without it)."""
+    from evaluator.stats import paired_comparisons  # scipy: kept off the `doit` load path
 
-    With few discordant tasks the bootstrap interval can clear zero while the exact test does
-    not (4 of 8 tasks flipped: interval below zero, McNemar p = 0.125); the verdict stands, but
-    a reader should know it is borderline.
-    """
-    if (verdict != "within noise") == (p_value < alpha):
-        return None
-    side = "excludes" if verdict != "within noise" else "includes"
-    return (f"borderline: the interval {side} zero but {test} gives p={p_value:.4g} "
-            f"({'not ' if p_value >= alpha else ''}below {alpha:g}); more tasks would settle it")
+    go = [p for p in items if p.guard.comparable]
+    results = iter(paired_comparisons([(p.guard.a, p.guard.b, p.seed) for p in go],
+                                      n_boot=n_boot, alpha=alpha, decision=decision)
+                   if go else [])
+    out = []
+    for p in items:
+        head: dict[str, Any] = {"a": p.a, "b": p.b, "left_out": p.guard.left_out}
+        if not p.guard.comparable:
+            out.append({**head, "refused": True, "reasons": list(p.guard.reasons)})
+            continue
+        g = p.guard
+        samples = sorted({len(v) for v in (*g.a.values(), *g.b.values())})
+        looks = looker(p.a, p.b, g) if looker is not None else None
+        out.append({**head, "refused": False, "reasons": [], **next(results).to_dict(),
+                    "tasks": list(g.tasks), "lock_version": g.lock_version,
+                    "grader_version": g.grader_version, "samples_per_task": samples,
+                    "seed_material": p.seed, "looks": looks})
+    return out
+
+
+def compare_rows(a_rows: Iterable[Row], b_rows: Iterable[Row], lock: Lock, *,
+                 a: dict[str, Any], b: dict[str, Any], valid_tasks: Collection[str] | None,
+                 alpha: float = 0.05, n_boot: int = 10_000, decision: Decision = "fixed",
+                 looker: Looker | None = None) -> dict[str, Any]:
+    """One comparison, a family of one: see `decide`."""
+    item = pending(a_rows, b_rows, lock, a=a, b=b, valid_tasks=valid_tasks)
+    return decide([item], alpha=alpha, n_boot=n_boot, decision=decision, looker=looker)[0]

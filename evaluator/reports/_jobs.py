@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import gc
+import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from doit.exceptions import TaskFailed
 
-from evaluator.errors import EvalError
+from evaluator.errors import BadInputError, EvalError
 from evaluator.reports._api import env_kwargs, render_report
 from evaluator.reports._sources import Sources
-from evaluator.reports._text import format_comparison, format_leaderboard
+from evaluator.reports._text import family_line, format_comparison, format_leaderboard
+
+if TYPE_CHECKING:
+    from evaluator.stats import Decision
 
 
 def console_text(summary: dict[str, Any], index_html: Path | None = None) -> str:
@@ -24,6 +28,9 @@ def console_text(summary: dict[str, Any], index_html: Path | None = None) -> str
              "", format_leaderboard(s["leaderboard"]), ""]
     if s["comparisons"]:
         lines.append(f"comparisons with the baseline {s['baseline']}:")
+        fam = family_line(s)
+        if fam:
+            lines.append(f"  ({fam})")
         for c in s["comparisons"]:
             lines += [format_comparison(c), ""]
     if s["excluded_tasks"]:
@@ -35,11 +42,20 @@ def console_text(summary: dict[str, Any], index_html: Path | None = None) -> str
     return "\n".join(lines)
 
 
+def decision_from_env() -> Decision:
+    """`EVAL_DECISION=sequential` lets `doit report` decide by the always-valid test."""
+    value = os.environ.get("EVAL_DECISION") or "fixed"
+    if value not in ("fixed", "sequential"):
+        raise BadInputError(f"EVAL_DECISION={value!r}: use fixed or sequential")
+    return "sequential" if value == "sequential" else "fixed"
+
+
 def _report_action(name: str) -> TaskFailed | None:
     gc.enable()  # dodo turns GC off for cheap no-op runs; matplotlib makes reference cycles
     sources = Sources.from_env()
     try:
-        summary, paths = render_report(name, out_root=sources.out_root, **env_kwargs(sources))
+        summary, paths = render_report(name, out_root=sources.out_root, **env_kwargs(sources),
+                                       decision=decision_from_env())
     except EvalError as exc:
         return TaskFailed(f"report of {name!r} refused: {exc}")
     print(console_text(summary, paths["index.html"]))

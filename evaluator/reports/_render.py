@@ -16,6 +16,7 @@ from evaluator.reports import _plots
 from evaluator.reports._text import (
     comparison_lines,
     comparison_title,
+    family_line,
     leaderboard_table,
     left_out_lines,
     pass_ks,
@@ -36,7 +37,7 @@ def render(summary: dict[str, Any], out_dir: Path, *,
     """Write every file of the report into `out_dir`; returns file name -> path."""
     out_dir.mkdir(parents=True, exist_ok=True)
     context = {"s": summary, "table": leaderboard_table(summary["leaderboard"]),
-               "ks": pass_ks(summary["leaderboard"])}
+               "ks": pass_ks(summary["leaderboard"]), "family": family_line(summary)}
     simulated = {r["agent"]: bool(r["simulated"]) for r in summary["leaderboard"]}
     paths = {
         "forest.png": _write(out_dir / "forest.png", _plots.forest_plot(summary["comparisons"])),

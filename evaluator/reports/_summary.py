@@ -3,24 +3,35 @@ output are all rendered from, so they can never disagree."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evaluator.gold import VALID
 from evaluator.reports._collect import Collected
-from evaluator.reports._compare import compare_rows, side
+from evaluator.reports._compare import Looker, decide, pending, side
 from evaluator.reports._inputs import Inputs
 from evaluator.reports._leaderboard import leaderboard_rows_from, outcomes_by_task
+from evaluator.reports._looks import look
 
-FORMAT = 1
+if TYPE_CHECKING:
+    from evaluator.stats import Decision
+
+FORMAT = 2
 ALPHA = 0.05
 
 
 def build_summary(inputs: Inputs, collected: Collected, *, alpha: float = ALPHA,
-                  n_boot: int = 10_000) -> dict[str, Any]:
-    """Leaderboard, comparisons with the baseline, excluded tasks, outcome grid and notes."""
+                  n_boot: int = 10_000, decision: Decision = "fixed",
+                  record_looks: bool = True) -> dict[str, Any]:
+    """Leaderboard, comparisons with the baseline, excluded tasks, outcome grid and notes.
+
+    `decision` "sequential" lets the always-valid test decide each verdict; `record_looks`
+    False counts earlier looks without recording this one (for views that show no verdict).
+    """
     spec = inputs.spec
     board = leaderboard_rows_from(collected.cells, inputs.plan.agents, spec.samples, alpha=alpha)
     order = [r["agent"] for r in board]
+    compared = comparisons(inputs, collected, order, alpha=alpha, n_boot=n_boot,
+                           decision=decision, looker=looker(inputs, record=record_looks))
     return {
         "format": FORMAT,
         "task_set": inputs.name,
@@ -29,12 +40,14 @@ def build_summary(inputs: Inputs, collected: Collected, *, alpha: float = ALPHA,
         "grader_version": inputs.grader_version,
         "samples": spec.samples,
         "alpha": alpha,
+        "decision": decision,
+        "family": family(compared, alpha, decision),
         "baseline": spec.baseline,
         "tasks": len(inputs.gate),
         "valid_tasks": len(inputs.valid_tasks),
         "simulated": any(r["simulated"] for r in board),
         "leaderboard": board,
-        "comparisons": comparisons(inputs, collected, order, alpha=alpha, n_boot=n_boot),
+        "comparisons": compared,
         "excluded_tasks": [
             {"task_id": t, "verdict": v["verdict"], "why": v.get("why", ""),
              "fixture": v.get("fixture")}
@@ -45,9 +58,21 @@ def build_summary(inputs: Inputs, collected: Collected, *, alpha: float = ALPHA,
     }
 
 
+def looker(inputs: Inputs, *, record: bool = True) -> Looker:
+    """Counts (and records) each comparison's looks in the report's store."""
+    return lambda a, b, guard: look(inputs.store, inputs.name, a, b, guard, record=record)
+
+
+def family(compared: list[dict[str, Any]], alpha: float, decision: str) -> dict[str, Any]:
+    """How the report's verdicts are decided together: Holm over the comparable comparisons."""
+    size = sum(not c["refused"] for c in compared)
+    return {"size": size, "method": "holm", "alpha": alpha, "decision": decision}
+
+
 def comparisons(inputs: Inputs, collected: Collected, order: list[str], *, alpha: float,
-                n_boot: int) -> list[dict[str, Any]]:
-    """Every other agent against the baseline, in leaderboard order."""
+                n_boot: int, decision: Decision = "fixed",
+                looker: Looker | None = None) -> list[dict[str, Any]]:
+    """Every other agent against the baseline, in leaderboard order, decided as one family."""
     base = inputs.spec.baseline
     if base is None:
         return []
@@ -58,9 +83,9 @@ def comparisons(inputs: Inputs, collected: Collected, order: list[str], *, alpha
         return side(name, agents[name].identity, any(c["simulated"] for c in cells[name]),
                     "plan")
 
-    return [compare_rows(cells[base], cells[name], inputs.lock, a=who(base), b=who(name),
-                         valid_tasks=inputs.valid_tasks, alpha=alpha, n_boot=n_boot)
-            for name in order if name != base]
+    items = [pending(cells[base], cells[name], inputs.lock, a=who(base), b=who(name),
+                     valid_tasks=inputs.valid_tasks) for name in order if name != base]
+    return decide(items, alpha=alpha, n_boot=n_boot, decision=decision, looker=looker)
 
 
 def outcome_grid(inputs: Inputs, collected: Collected, order: list[str]) -> dict[str, Any]:

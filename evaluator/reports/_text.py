@@ -23,8 +23,30 @@ def usd(x: float | None) -> str:
     return "n/a" if x is None else f"${x:.4f}"
 
 
-def pvalue(p: float) -> str:
-    return "p<0.0001" if p < 1e-4 else f"p={p:.4f}"
+def pvalue(p: float, line: float | None = None) -> str:
+    """A p-value to four decimals, or more where four would put it on the other side of `line`
+    (the level it is judged at): 0.0499996 must not read 0.0500 beside "better"."""
+    if p < 1e-4 and (line is None or line > 1e-4):
+        return "p<0.0001"
+    for places in range(4, 13):
+        text = f"{p:.{places}f}"
+        if line is None or (float(text) < line) == (p < line):
+            return f"p={text}"
+    return f"p={p!r}"
+
+
+def bound(x: float) -> str:
+    """An interval end in signed percentage points; a non-zero end never reads as zero."""
+    text = pp(x)
+    if x != 0.0 and float(text.split()[0]) == 0.0:
+        text = f"{100 * x:+.2g} pp"
+    return text
+
+
+def level_pct(level: float) -> str:
+    """The confidence of an interval at `level`: 0.05 -> 95%, 0.0125 -> 98.75%."""
+    conf = 100 * (1 - level)
+    return f"{conf:.0f}%" if abs(conf - round(conf)) < 1e-9 else f"{conf:.2f}".rstrip("0") + "%"
 
 
 def label(row: dict[str, Any]) -> str:
@@ -68,18 +90,65 @@ def comparison_lines(c: dict[str, Any]) -> list[str]:
         return ["REFUSED, not comparable:", *(f"- {r}" for r in c["reasons"])]
     needed = (f"an effect this size needs about {c['tasks_needed']} tasks for 80% power"
               if c["tasks_needed"] is not None else "no difference to detect")
-    level = round(100 * (1 - c["alpha"]))
+    widened = " (joined with zero: the deciding test does not reject)" if c["widened"] else ""
     lines = [
-        f"delta {pp(c['delta'])}, {level}% interval [{pp(c['lo'])}, {pp(c['hi'])}]: "
-        f"{c['verdict'].upper()}",
+        f"delta {pp(c['delta'])}, {level_pct(c['level'])} interval [{bound(c['lo'])}, "
+        f"{bound(c['hi'])}]{widened}: {c['verdict'].upper()}",
         f"{pct(c['mean_b'])} vs {pct(c['mean_a'])} on {c['n_tasks']} shared tasks; "
-        f"{c['test']} {pvalue(c['p_value'])}; {c['b']['agent']} ahead on {c['b_only']} "
-        f"task(s), {c['a']['agent']} on {c['a_only']}",
-        needed,
+        f"{c['b']['agent']} ahead on {c['b_only']} task(s), {c['a']['agent']} on {c['a_only']}",
+        decided_line(c),
     ]
-    if c.get("caution"):
-        lines.append(c["caution"])
+    if c["decision"] == "fixed":
+        lines.append(sequential_line(c))
+    lines.append(needed)
+    looked = looks_line(c)
+    if looked:
+        lines.append(looked)
     return lines
+
+
+def decided_line(c: dict[str, Any]) -> str:
+    """Which test decides the verdict, and its p-value (Holm-adjusted in a family)."""
+    if c["decision"] == "sequential":
+        test = (f"{c['test']} (always valid) and {c['fixed_test']}: the larger of anytime "
+                f"{pvalue(c['p_anytime'])} and {pvalue(c['p_fixed'])}")
+    else:
+        test = c["test"]
+    if c["family_size"] > 1:
+        return (f"decided by {test}, Holm over {c['family_size']} comparisons: adjusted "
+                f"{pvalue(c['p_adjusted'], c['alpha'])} (unadjusted "
+                f"{pvalue(c['p_value'], c['level'])}), family-wise alpha {c['alpha']:g}")
+    return f"decided by {test}: {pvalue(c['p_value'], c['alpha'])}, alpha {c['alpha']:g}"
+
+
+def sequential_line(c: dict[str, Any]) -> str:
+    return (f"sequential test (always valid, not deciding): e-value {c['e_value']:.3g} from "
+            f"{c['pairs_b_wins'] + c['pairs_a_wins']} disagreeing sample pairs "
+            f"({c['pairs_b_wins']} won by {c['b']['agent']}), anytime {pvalue(c['p_anytime'])}")
+
+
+def looks_line(c: dict[str, Any]) -> str | None:
+    """Said when this verdict comes after earlier looks at the same comparison."""
+    looks = c.get("looks") or {}
+    if not looks.get("count") or looks["count"] < 2:
+        return None
+    earlier = ", ".join(str(n) for n in looks["earlier_samples"])
+    head = (f"look {looks['count']} at this comparison as samples grew (earlier at {earlier} "
+            f"graded samples, now {looks['samples']}): ")
+    if c["decision"] == "sequential":
+        return head + "the sequential test decides, and stays valid however often one looks"
+    return head + ("after repeated looks a fixed-sample verdict is wrong more often than alpha "
+                   "says; the sequential test stays valid (`--sequential` lets it decide)")
+
+
+def family_line(summary: dict[str, Any]) -> str | None:
+    """How the report's verdicts are decided together, when there is more than one."""
+    fam = summary.get("family") or {}
+    if fam.get("size", 0) < 2:
+        return None
+    return (f"the {fam['size']} comparisons are one family: Holm's procedure keeps the chance of "
+            f"any false better or worse among them at {fam['alpha']:g}; each gives its "
+            f"Holm-adjusted p-value and the unadjusted one")
 
 
 def left_out_lines(c: dict[str, Any]) -> list[str]:
