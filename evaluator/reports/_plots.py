@@ -73,8 +73,8 @@ def forest_plot(comparisons: list[dict[str, Any]]) -> bytes:
     ax.set_yticks(range(n))
     names = [f"{label(c['b'])}\nvs {label(c['a'])}" for c in comparisons] or ["(no comparisons)"]
     ax.set_yticklabels(list(reversed(names)), fontsize=8)
-    ax.set_xlabel("difference in resolve rate vs baseline, percentage points (each interval "
-                  "at its decision's level, agreeing with the verdict)", fontsize=8)
+    ax.set_xlabel("difference in resolve rate vs baseline, percentage points (intervals "
+                  "agree with verdicts)", fontsize=8)
     ax.set_title("Comparisons with the baseline", fontsize=10)
     ax.grid(axis="x", color="#dddddd", linewidth=0.5, zorder=0)
     fig.tight_layout()

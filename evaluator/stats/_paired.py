@@ -45,7 +45,8 @@ class PairedResult:
       valid however often the comparison was looked at.
 
     `e_value`/`p_anytime` are always given, from the `pairs_a_wins`/`pairs_b_wins` sample pairs
-    won by one side only. `b_only`/`a_only` count tasks where B's (A's) score is the higher.
+    won by one side only (`p_anytime` is 1 when the pairs lean the other way from `delta`).
+    `b_only`/`a_only` count tasks where B's (A's) score is the higher.
     `tasks_needed` is how many paired tasks an effect of this size would need for 80% power at
     `alpha`, or None for a zero delta or fewer than two tasks. `n_boot` is 0 when no bootstrap
     was drawn.
@@ -118,14 +119,16 @@ def paired_comparisons(pairs: Sequence[tuple[Outcomes, Outcomes, str]], *, n_boo
             for e, p, p_adj, level in zip(evidence, p_values, adjusted, levels, strict=True)]
 
 
-def _deciding_p(e: Evidence, decision: Decision) -> float:
-    if decision == "fixed":
-        return e.p_fixed
+def _anytime(e: Evidence) -> float:
     # Pairs can lean the other way from the task means when sample counts are ragged; the
-    # sequential test then gives no support (a larger p-value is still a valid one).
+    # sequential test then gives no support for the verdict's side (a larger p-value is still
+    # a valid one).
     leans_same = (e.pair_b_wins - e.pair_a_wins) * e.delta > 0
-    p_anytime = anytime_p_value(e.pair_a_wins, e.pair_b_wins) if leans_same else 1.0
-    return max(p_anytime, e.p_fixed)
+    return anytime_p_value(e.pair_a_wins, e.pair_b_wins) if leans_same else 1.0
+
+
+def _deciding_p(e: Evidence, decision: Decision) -> float:
+    return e.p_fixed if decision == "fixed" else max(_anytime(e), e.p_fixed)
 
 
 def _result(e: Evidence, decision: Decision, p: float, p_adj: float, level: float, alpha: float,
@@ -139,7 +142,7 @@ def _result(e: Evidence, decision: Decision, p: float, p_adj: float, level: floa
         level=level, widened=widened, verdict=verdict, decision=decision,
         test=e.fixed_test if decision == "fixed" else SEQUENTIAL_TEST, p_value=p,
         p_adjusted=p_adj, family_size=family, fixed_test=e.fixed_test, p_fixed=e.p_fixed,
-        e_value=e.e_value, p_anytime=anytime_p_value(e.pair_a_wins, e.pair_b_wins),
+        e_value=e.e_value, p_anytime=_anytime(e),
         pairs_a_wins=e.pair_a_wins, pairs_b_wins=e.pair_b_wins, b_only=e.b_only,
         a_only=e.a_only, tasks_needed=needed, alpha=float(alpha),
         n_boot=0 if e.boot is None else int(e.boot.size), interval_method=e.interval_method)

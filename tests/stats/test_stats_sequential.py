@@ -59,3 +59,12 @@ def test_sequential_verdict_once_the_evidence_is_overwhelming() -> None:
     r = paired_comparison(a, b, seed_material="s", decision="sequential")
     assert (r.pairs_b_wins, r.pairs_a_wins) == (35, 0) and r.verdict == "better"
     assert r.p_value == max(r.p_anytime, r.p_fixed) < 0.05 and r.lo > 0
+
+
+def test_pairs_leaning_against_delta_give_the_sequential_test_no_support() -> None:
+    # Ragged samples: A wins the first pair of every task, B has the higher task means.
+    a = {f"t{i}": [1, 0, 0, 0] for i in range(30)}
+    b = {f"t{i}": [0, 0, 0, 0, 1, 1, 1, 1] for i in range(30)}
+    r = paired_comparison(a, b, seed_material="s", decision="sequential")
+    assert r.delta == 0.25 and (r.pairs_a_wins, r.pairs_b_wins) == (30, 0)
+    assert r.e_value > 20 and r.p_anytime == 1.0 == r.p_value and r.verdict == "within noise"
