@@ -22,6 +22,7 @@ from evaluator.agents._environment import (
 from evaluator.agents._protocol import (
     AgentContext,
     AgentFn,
+    AgentSandbox,
     AttemptEnd,
     CostLimit,
     FormatErrors,
@@ -36,6 +37,7 @@ __all__ = [
     "Agent",
     "AgentContext",
     "AgentFn",
+    "AgentSandbox",
     "AgentSpec",
     "AttemptEnd",
     "Closure",

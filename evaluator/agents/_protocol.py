@@ -4,6 +4,10 @@ An external agent is any callable `fn(ctx: AgentContext) -> None` named in agent
 `module:callable`. It runs commands through `ctx.sandbox`, asks `ctx.model`, calls
 `ctx.record_step` after each step, and ends by returning or raising one of the exits below.
 The harness then takes the patch from the sandbox (a diff against the base commit).
+
+Limits are the harness's: `ctx.model` and `ctx.sandbox` count every call and refuse past the
+step, cost and wall-clock limits by raising StepLimit, CostLimit or WallClockLimit, and the
+record's usage and cost are what passed through `ctx.model`, not what the agent records.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from typing import Any, Protocol
 
 from evaluator.errors import AgentError
 from evaluator.model import ModelClient
-from evaluator.sandbox import Sandbox
+from evaluator.sandbox import ExecResult
 
 
 class AttemptEnd(AgentError):
@@ -43,11 +47,22 @@ class FormatErrors(AttemptEnd):
     exit_reason = "format_errors"
 
 
+class AgentSandbox(Protocol):
+    """The sandbox as an agent may use it: commands and files, never its lifetime."""
+
+    def exec(self, cmd: str, *, timeout_s: float | None = None, workdir: str | None = None,
+             env: dict[str, str] | None = None, user: str | None = None) -> ExecResult: ...
+
+    def put_files(self, files: dict[str, bytes], *, mode: int = 0o644) -> None: ...
+
+    def read_file(self, path: str, max_bytes: int = ...) -> bytes: ...
+
+
 @dataclass
 class AgentContext:
     """What an agent gets for one attempt."""
 
-    sandbox: Sandbox
+    sandbox: AgentSandbox
     model: ModelClient
     problem_statement: str
     workdir: str

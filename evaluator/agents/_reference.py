@@ -1,24 +1,18 @@
 """The reference agent: a flat bash-only loop over an append-only message list.
 
 Each reply holds one ```bash block; it runs as one exec with a timeout; the observation is the
-exit code plus the output cut to head and tail. `echo EVAL_SUBMIT` ends the attempt.
+exit code plus the output cut to head and tail. `echo EVAL_SUBMIT` ends the attempt. The loop has
+no step, cost or clock checks of its own: the harness's model and sandbox end it at its limits.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
-import time
 
 import jinja2
 
-from evaluator.agents._protocol import (
-    AgentContext,
-    CostLimit,
-    FormatErrors,
-    StepLimit,
-    Submitted,
-    WallClockLimit,
-)
+from evaluator.agents._protocol import AgentContext, FormatErrors, Submitted
 
 SUBMIT = "echo EVAL_SUBMIT"
 _BLOCK = re.compile(r"```bash\s*\n(.*?)\n?```", re.DOTALL)
@@ -49,29 +43,22 @@ def reference_agent(ctx: AgentContext) -> None:
         {"role": "user", "content": render(ctx.prompts["instance"], workdir=ctx.workdir,
                                            problem_statement=ctx.problem_statement)},
     ]
-    started, cost, format_errors = time.monotonic(), 0.0, 0
-    for step in range(lim.max_steps):
-        if time.monotonic() - started > lim.wall_clock_s:
-            raise WallClockLimit(f"over {lim.wall_clock_s}s after {step} steps")
-        if cost >= lim.max_cost_usd:
-            raise CostLimit(f"${cost:.4f} spent, limit ${lim.max_cost_usd}")
+    format_errors = 0
+    for step in itertools.count():
         reply = ctx.model.complete(messages, seed=ctx.seed + step, temperature=ctx.temperature,
                                    max_tokens=ctx.max_tokens)
-        cost += reply.cost_usd
         messages.append({"role": "assistant", "content": reply.content})
-        usage = {"prompt_tokens": reply.usage.prompt_tokens,
-                 "completion_tokens": reply.usage.completion_tokens, "cost_usd": reply.cost_usd}
         command = parse_action(reply.content)
         if command is None:
             format_errors += 1
             observation = render(ctx.prompts["format_error"], submit=SUBMIT)
             messages.append({"role": "user", "content": observation})
-            ctx.record_step(reply.content, observation, {**usage, "format_error": True})
+            ctx.record_step(reply.content, observation, {"format_error": True})
             if format_errors >= lim.max_format_errors:
                 raise FormatErrors(f"{format_errors} replies without exactly one bash block")
             continue
         if command == SUBMIT:
-            ctx.record_step(command, "", usage)
+            ctx.record_step(command, "", {})
             raise Submitted(f"after {step + 1} steps")
         result = ctx.sandbox.exec(command, timeout_s=lim.command_timeout_s)
         note = " (timed out)" if result.timed_out else ""
@@ -79,5 +66,4 @@ def reference_agent(ctx: AgentContext) -> None:
                        f"{cut(result.output, lim.output_head_chars, lim.output_tail_chars)}\n"
                        f"</output>")
         messages.append({"role": "user", "content": observation})
-        ctx.record_step(command, observation, {**usage, "exit_code": result.exit_code})
-    raise StepLimit(f"{lim.max_steps} steps without submitting")
+        ctx.record_step(command, observation, {"exit_code": result.exit_code})

@@ -1,7 +1,9 @@
 """Attempts: one agent on one task for one sample, keyed, run in a sandbox, stored once."""
 
 from evaluator.attempts._config import Concurrency, EvalSpec, load_eval
-from evaluator.attempts._key import attempt_key, attempt_material, attempt_seed
+from evaluator.attempts._drive import AgentOutcome, drive_agent
+from evaluator.attempts._key import attempt_key, attempt_material, attempt_price, attempt_seed
+from evaluator.attempts._meter import Meter, MeteredModel, MeteredSandbox
 from evaluator.attempts._plan import (
     EvalPlan,
     PlannedAttempt,
@@ -17,6 +19,10 @@ from evaluator.attempts._summary import attempt_status, format_summary, summariz
 __all__ = [
     "FAILED",
     "POLICY",
+    "AgentOutcome",
+    "Meter",
+    "MeteredModel",
+    "MeteredSandbox",
     "RESOLVED",
     "EvalPlan",
     "PlannedAttempt",
@@ -32,8 +38,10 @@ __all__ = [
     "Trajectory",
     "attempt_key",
     "attempt_material",
+    "attempt_price",
     "attempt_seed",
     "checkout_state",
+    "drive_agent",
     "extract_patch",
     "load_eval",
     "provenance",

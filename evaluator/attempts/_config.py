@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import Field, PrivateAttr
 
 from evaluator.datafiles import StrictModel, load_model
 from evaluator.errors import BadInputError
+from evaluator.model import Prices
 
 
 class Concurrency(StrictModel):
@@ -27,6 +28,16 @@ class EvalSpec(StrictModel):
     sandbox_usd_per_hour: float = Field(0.0, ge=0, description="price of one sandbox hour")
     prices: str | None = Field(None, description="price table file (YAML), relative to evals/")
     concurrency: Concurrency = Field(Concurrency(), description="bounds")
+    # The folder the file was read from: `prices` is relative to it.
+    _root: Path = PrivateAttr(Path("evals"))
+
+    @property
+    def price_file(self) -> Path | None:
+        return self._root / self.prices if self.prices else None
+
+    def price_table(self) -> Prices:
+        """The price table the eval names, or an empty one."""
+        return Prices.load(self.price_file) if self.price_file else Prices()
 
 
 def load_eval(task_set: str, root: str | Path = "evals") -> EvalSpec:
@@ -39,4 +50,5 @@ def load_eval(task_set: str, root: str | Path = "evals") -> EvalSpec:
         raise BadInputError(f"{path}: field 'task_set': is {spec.task_set!r}, must be {task_set!r}")
     if spec.baseline is not None and spec.baseline not in spec.agents:
         raise BadInputError(f"{path}: field 'baseline': {spec.baseline!r} is not in agents")
+    spec._root = Path(root)
     return spec

@@ -8,6 +8,7 @@ from typing import Any
 from evaluator.agents import Agent
 from evaluator.hashing import hash_json
 from evaluator.lock import TaskPin
+from evaluator.model import Prices
 from evaluator.sandbox import SandboxLimits
 from evaluator.taskset import Task
 from evaluator.version import harness_version
@@ -18,8 +19,19 @@ def attempt_seed(agent: Agent, sample_idx: int) -> int:
     return int(hash_json([agent.spec.sampling.seed, sample_idx])[:8], 16)
 
 
+def attempt_price(agent: Agent, prices: Prices) -> dict[str, Any] | str | None:
+    """The model's price as it bears on the attempt (the cost limit trips by it): its table
+    entry, `free` or `unpriced`; None when the agent wants a table entry and there is none."""
+    mode = agent.spec.model.price
+    if mode != "table":
+        return mode
+    price = prices.get(agent.spec.model.id)
+    return None if price is None else price.model_dump()
+
+
 def attempt_material(agent: Agent, task: Task, pin: TaskPin, sample_idx: int,
-                     limits: SandboxLimits) -> dict[str, Any]:
+                     limits: SandboxLimits, price: dict[str, Any] | str | None = None,
+                     ) -> dict[str, Any]:
     return {
         "image": pin.image,
         "commit": pin.base_commit,
@@ -28,7 +40,7 @@ def attempt_material(agent: Agent, task: Task, pin: TaskPin, sample_idx: int,
         "agent": agent.identity,
         "prompts": agent.prompt_hash,
         "model": {"id": agent.spec.model.id, "simulated": agent.simulated,
-                  "sampling": agent.spec.sampling.model_dump()},
+                  "sampling": agent.spec.sampling.model_dump(), "price": price},
         "seed": attempt_seed(agent, sample_idx),
         "sample_idx": sample_idx,
         "limits": {"agent": agent.spec.limits.model_dump(), "sandbox": asdict(limits)},

@@ -8,7 +8,7 @@ from typing import Any
 
 from evaluator.agents import Agent, check_environment, load_agent
 from evaluator.attempts._config import EvalSpec
-from evaluator.attempts._key import attempt_key, attempt_material, attempt_seed
+from evaluator.attempts._key import attempt_key, attempt_material, attempt_price, attempt_seed
 from evaluator.errors import BadInputError
 from evaluator.gold import VALID, verdicts
 from evaluator.grading import GradeSpec, grade_key, grade_spec
@@ -46,6 +46,14 @@ class EvalPlan:
     agents: dict[str, Agent]
     attempts: tuple[PlannedAttempt, ...]
     excluded: dict[str, dict[str, Any]]  # task id -> its verdict record
+    price_problems: tuple[str, ...] = ()  # agents whose model the price table does not price
+
+    def check_priced(self) -> None:
+        """Refuse to run agents whose cost could not be counted (it would show as $0)."""
+        if self.price_problems:
+            lines = "\n".join(f"  - {p}" for p in self.price_problems)
+            raise BadInputError(f"the eval of {self.task_set.name!r} cannot price every "
+                                f"agent's model:\n{lines}")
 
     def find(self, label: str) -> PlannedAttempt:
         for pa in self.attempts:
@@ -68,6 +76,8 @@ def plan_eval(task_set: TaskSet, lock: Lock, spec: EvalSpec, store: Store,
             f"({', '.join(undecided[:5])}); run `doit gold:{task_set.name}` first"
         )
     limits = grade_spec(task_set, task_set.tasks[0], lock).limits
+    table = spec.price_table()
+    prices = {name: attempt_price(agent, table) for name, agent in agents.items()}
     attempts = []
     for agent in agents.values():
         for task in task_set.tasks:
@@ -76,11 +86,18 @@ def plan_eval(task_set: TaskSet, lock: Lock, spec: EvalSpec, store: Store,
             pin = lock.pin(task.id)
             gspec = grade_spec(task_set, task, lock)
             for s in range(spec.samples):
-                material = attempt_material(agent, task, pin, s, limits)
+                material = attempt_material(agent, task, pin, s, limits, prices[agent.name])
                 attempts.append(PlannedAttempt(agent, task, s, attempt_seed(agent, s),
                                                attempt_key(material), gspec))
     excluded = {t: v for t, v in gate.items() if v["verdict"] != VALID}
-    return EvalPlan(task_set, lock, spec, agents, tuple(attempts), excluded)
+    where = spec.price_file or "a price table (`prices:` in the eval config)"
+    problems = tuple(
+        f"agent {name!r}: model {agents[name].spec.model.id!r} has no price in {where}; add "
+        f"`{agents[name].spec.model.id}: {{input_per_mtok: ..., output_per_mtok: ...}}` there, or "
+        f"set `model.price: free` (it costs nothing) or `model.price: unpriced` (cost unknown, "
+        f"no cost limit) in {agents[name].dir / 'agent.yaml'}"
+        for name, price in prices.items() if price is None)
+    return EvalPlan(task_set, lock, spec, agents, tuple(attempts), excluded, problems)
 
 
 def quarantined(store: Store, spec: EvalSpec, key: str) -> bool:
@@ -88,8 +105,13 @@ def quarantined(store: Store, spec: EvalSpec, key: str) -> bool:
 
 
 def estimate_cost(store: Store, agent: Agent) -> tuple[float, str]:
-    """Mean cost of this agent's stored attempts, else its per-attempt cost limit (a bound)."""
+    """Mean cost of this agent's stored attempts, else its per-attempt cost limit (a bound).
+    An unpriced model's dollars are unknown: the estimate is its sandbox time alone, and says so."""
     past = [r["cost"]["total_usd"] for r in store.query("attempt", subject=agent.name)]
+    unpriced = agent.spec.model.price == "unpriced"
+    note = "; model cost unknown (unpriced)" if unpriced else ""
     if past:
-        return sum(past) / len(past), f"mean of {len(past)} past attempts"
+        return sum(past) / len(past), f"mean of {len(past)} past attempts{note}"
+    if agent.spec.model.price != "table":
+        return 0.0, f"no past attempts{note or '; model is free'}"
     return agent.spec.limits.max_cost_usd, "upper bound (cost limit per attempt)"

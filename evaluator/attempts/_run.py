@@ -7,7 +7,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from evaluator.agents import Agent, AgentContext, AttemptEnd, resolve_entry_point
+from evaluator.agents import Agent
+from evaluator.attempts._drive import drive_agent
 from evaluator.attempts._provenance import provenance
 from evaluator.errors import InfraError
 from evaluator.hashing import canonical_json
@@ -28,7 +29,8 @@ _GIT = ("git -c core.hooksPath=/dev/null -c core.fsmonitor=false -c diff.externa
 
 @dataclass
 class Trajectory:
-    """Steps saved to the store after every step: (n, action, observation ref, usage)."""
+    """Steps saved to the store after every step: (n, action, observation ref, the agent's
+    notes). Usage and cost are not taken from here: the harness's meter counts them."""
 
     store: Store
     key: str
@@ -41,9 +43,6 @@ class Trajectory:
         self.store.write_derived(f"trajectories/{self.key}.json",
                                  canonical_json({"key": self.key, "steps": self.steps}))
 
-    def usage(self) -> dict[str, float]:
-        return {k: sum(s.get(k, 0) for s in self.steps)
-                for k in ("prompt_tokens", "completion_tokens", "cost_usd")}
 
 
 def extract_patch(sb: Sandbox, workdir: str, base_commit: str) -> bytes:
@@ -62,44 +61,35 @@ def run_attempt(*, store: Store, sandboxes: DockerSandboxes, model: ModelClient,
     """Run the agent on the task and return the attempt record (not yet stored).
 
     InfraError (model endpoint, Docker) propagates: the caller records it as an error, never as
-    an agent failure. So does any crash of the agent code, wrapped as InfraError.
+    an agent failure. So does any crash of the agent code, wrapped as InfraError. Usage, cost and
+    the limits' exits are the harness's meter's (see `_meter`).
     """
     traj = Trajectory(store, key)
     started, t0 = time.time(), time.monotonic()
-    exit_reason, detail = "returned", ""
     with sandboxes.open(pin.image, limits, user=task.spec.user, workdir=task.spec.workdir,
                         purpose="attempt") as sb:
         r = sb.exec(f"git checkout -q --detach {shlex.quote(pin.base_commit)}",
                     workdir=task.spec.workdir)
         if r.exit_code != 0:
             raise InfraError(f"cannot check out {pin.base_commit} in {pin.image}: {r.output[-300:]}")
-        ctx = AgentContext(
-            sandbox=sb, model=model, problem_statement=task.problem_statement,
-            workdir=task.spec.workdir, seed=seed, temperature=agent.spec.sampling.temperature,
-            max_tokens=agent.spec.sampling.max_tokens, limits=agent.spec.limits,
-            prompts=agent.prompts, record_step=traj.record,
-        )
-        try:
-            resolve_entry_point(agent.spec.entry_point)(ctx)
-        except AttemptEnd as end:
-            exit_reason, detail = end.exit_reason, str(end)
-        except InfraError:
-            raise
-        except Exception as exc:  # a crash in agent code is not the model's failure
-            raise InfraError(f"agent code crashed: {type(exc).__name__}: {exc}") from exc
+        outcome = drive_agent(agent, sb, model, problem_statement=task.problem_statement,
+                              workdir=task.spec.workdir, seed=seed, record_step=traj.record)
         patch = extract_patch(sb, task.spec.workdir, pin.base_commit)
     sandbox_s = time.monotonic() - t0
-    usage = traj.usage()
+    totals = outcome.meter.totals()
+    model_usd = totals["model_usd"]  # None: unpriced, unknown rather than free
     sandbox_usd = sandbox_s / 3600 * sandbox_usd_per_hour
     return {
         "subject": agent.name, "patch": store.put_blob(patch), "patch_bytes": len(patch),
-        "trajectory": store.put_blob(canonical_json({"key": key, "steps": traj.steps})),
+        "trajectory": store.put_blob(canonical_json({"key": key, "steps": traj.steps,
+                                                     "model_calls": outcome.meter.calls})),
         "actions": [s["action"] for s in traj.steps], "steps": len(traj.steps),
-        "exit_reason": exit_reason, "exit_detail": detail, "seed": seed,
-        "usage": {"prompt_tokens": usage["prompt_tokens"],
-                  "completion_tokens": usage["completion_tokens"]},
-        "cost": {"model_usd": round(usage["cost_usd"], 6), "sandbox_usd": round(sandbox_usd, 6),
-                 "total_usd": round(usage["cost_usd"] + sandbox_usd, 6),
+        "exit_reason": outcome.exit_reason, "exit_detail": outcome.detail, "seed": seed,
+        "usage": {k: totals[k] for k in ("model_calls", "prompt_tokens", "completion_tokens",
+                                         "cached_tokens", "reasoning_tokens")},
+        "cost": {"model_usd": model_usd, "model_price": totals["price"],
+                 "sandbox_usd": round(sandbox_usd, 6),
+                 "total_usd": round((model_usd or 0.0) + sandbox_usd, 6),
                  "sandbox_s": round(sandbox_s, 3)},
         "started": started, "finished": time.time(), "provenance": provenance(agent),
     }

@@ -23,7 +23,8 @@ def summarize(store: Store, plan: EvalPlan) -> list[dict[str, Any]]:
     rows: dict[str, dict[str, Any]] = {
         name: {"agent": name, "planned": 0, "resolved": 0, "failed": 0, "policy": 0,
                    "pending": 0, "ungraded": 0, "error": 0, "quarantined": 0, "cost_usd": 0.0,
-                   "simulated": agent.simulated}
+                   "simulated": agent.simulated,
+                   "priced": agent.spec.model.price != "unpriced"}
             for name, agent in plan.agents.items()}
     for pa in plan.attempts:
         row = rows[pa.agent.name]
@@ -40,5 +41,6 @@ def format_summary(rows: list[dict[str, Any]]) -> str:
     out = [f"{'agent':30}" + "".join(f"{c:>12}" for c in cols) + f"{'cost':>12}"]
     for r in rows:
         name = r["agent"] + (" (simulated)" if r["simulated"] else "")
-        out.append(f"{name:30}" + "".join(f"{r[c]:>12}" for c in cols) + f"{r['cost_usd']:>12.4f}")
+        cost = f"{r['cost_usd']:>12.4f}" if r.get("priced", True) else f"{'unpriced':>12}"
+        out.append(f"{name:30}" + "".join(f"{r[c]:>12}" for c in cols) + cost)
     return "\n".join(out)

@@ -47,7 +47,9 @@ def _plan(name: str) -> EvalPlan:
         raise loaded.error
     assert loaded.task_set is not None and loaded.lock is not None
     spec = _run_overrides(load_eval(name, evals_root()))
-    return plan_eval(loaded.task_set, loaded.lock, spec, ctx.store(), agents_root())
+    plan = plan_eval(loaded.task_set, loaded.lock, spec, ctx.store(), agents_root())
+    plan.check_priced()  # an attempt whose cost cannot be counted would show as $0
+    return plan
 
 
 # --- run overrides (the HTTP API's knob) -------------------------------------------------------

@@ -38,7 +38,7 @@ class Project:
 
     def eval_config(self, **fields: object) -> None:
         spec = {"task_set": "mini", "agents": ["sim-a", "sim-b"], "baseline": "sim-a",
-                "samples": 1, "retry_budget": 2, **fields}
+                "samples": 1, "retry_budget": 2, "prices": "prices.yaml", **fields}
         (self.root / "evals" / "mini.yaml").write_text(yaml.safe_dump(spec))
 
 
@@ -51,6 +51,8 @@ def executed(out: str, prefix: str) -> list[str]:
 def project(tmp_path: Path, docker_client, base_image) -> Project:
     make_set(tmp_path / "tasks", "mini", ("add-bug", "add-bug-two"))
     (tmp_path / "evals").mkdir()
+    # Priced like the demo: an agent whose model has no price is refused at plan time.
+    shutil.copy(REPO / "evals" / "prices.yaml", tmp_path / "evals" / "prices.yaml")
     for name, model in (("sim-a", "sim-weak"), ("sim-b", "sim-strong")):
         adir = tmp_path / "agents" / name
         shutil.copytree(REPO / "agents" / "reference-strong", adir)

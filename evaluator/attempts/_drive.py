@@ -1,0 +1,91 @@
+"""Drive one agent through one attempt: its code, with the harness's meter around the model and
+the sandbox, and the harness's clock around the whole.
+
+The agent runs in a thread the harness waits on for the wall-clock limit (plus a grace for the
+last reply to land). An agent that is still running then (a loop that calls nothing) is ended as
+`wall_clock_limit`: its model and sandbox refuse from then on, so it can change nothing more, but
+Python cannot stop a thread, so it keeps its CPU until the worker process exits.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from evaluator.agents import (
+    Agent,
+    AgentContext,
+    AttemptEnd,
+    WallClockLimit,
+    resolve_entry_point,
+)
+from evaluator.attempts._meter import Meter, MeteredModel, MeteredSandbox
+from evaluator.errors import BadInputError, InfraError
+from evaluator.model import ModelClient
+from evaluator.sandbox import Sandbox
+
+_GRACE_S = 5.0
+
+
+@dataclass
+class AgentOutcome:
+    """How the attempt ended (`exit_reason` as records show it) and what the meter counted."""
+
+    exit_reason: str
+    detail: str
+    meter: Meter
+
+
+def drive_agent(agent: Agent, sandbox: Sandbox, model: ModelClient, *, problem_statement: str,
+                workdir: str, seed: int, record_step: Callable[[str, str, dict[str, Any]], None],
+                clock: Callable[[], float] = time.monotonic,
+                grace_s: float = _GRACE_S) -> AgentOutcome:
+    """Run the agent's entry point to its end or its limits.
+
+    InfraError and BadInputError (model endpoint, Docker, an unpriceable reply) propagate: the
+    caller records them as errors, never as agent failures. So does a crash of the agent code,
+    wrapped as InfraError.
+    """
+    limits = agent.spec.limits
+    meter = Meter(limits, agent.spec.model.price, clock)
+    ctx = AgentContext(
+        sandbox=MeteredSandbox(sandbox, meter, limits.command_timeout_s),
+        model=MeteredModel(model, meter), problem_statement=problem_statement, workdir=workdir,
+        seed=seed, temperature=agent.spec.sampling.temperature,
+        max_tokens=agent.spec.sampling.max_tokens, limits=limits, prompts=agent.prompts,
+        record_step=record_step)
+    fn = resolve_entry_point(agent.spec.entry_point)
+    raised: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            fn(ctx)
+        except BaseException as exc:  # noqa: B036 -- judged below, in the harness's thread
+            raised.append(exc)
+
+    thread = threading.Thread(target=run, name=f"agent-{agent.name}", daemon=True)
+    thread.start()
+    thread.join(max(meter.remaining_s(), 0.0) + grace_s)
+    if thread.is_alive():
+        meter.end(WallClockLimit(f"agent code still running at the {limits.wall_clock_s:g}s "
+                                 "wall-clock limit; stopped from the harness"))
+    return _outcome(meter, raised[0] if raised else None)
+
+
+def _outcome(meter: Meter, exc: BaseException | None) -> AgentOutcome:
+    if meter.ended is not None:  # the harness's limit is the exit, whatever the agent did next
+        return AgentOutcome(meter.ended.exit_reason, str(meter.ended), meter)
+    if exc is None:
+        return AgentOutcome("returned", "", meter)
+    if isinstance(exc, AttemptEnd):
+        return AgentOutcome(exc.exit_reason, str(exc), meter)
+    if isinstance(exc, (InfraError, BadInputError)):
+        raise exc
+    # A crash in agent code is not the model's failure, and not a verdict on the agent either.
+    raise InfraError(f"agent code crashed: {type(exc).__name__}: {exc}") from exc
+
+
+__all__ = ["AgentOutcome", "drive_agent"]

@@ -1,0 +1,97 @@
+"""Limits and cost are the harness's: counted from the model's replies, enforced whatever the agent."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+
+from evaluator.agents import Agent, load_agent
+from evaluator.attempts import drive_agent
+from evaluator.errors import BadInputError
+from evaluator.model import Completion, ScriptedModel, Usage
+from evaluator.sandbox import ExecResult
+from tests.attempts import misbehaving_agents
+
+PROMPTS = {"system.j2": "s\n", "instance.j2": "i\n", "format_error.j2": "f\n"}
+
+
+class FakeSandbox:
+    def __init__(self) -> None:
+        self.timeouts: list[float | None] = []
+
+    def exec(self, cmd: str, *, timeout_s: float | None = None, **_: object) -> ExecResult:
+        self.timeouts.append(timeout_s)
+        return ExecResult(0, "", False, False, 0.0)
+
+
+@pytest.fixture(autouse=True)
+def _release() -> Iterator[None]:
+    misbehaving_agents.released.clear()
+    yield
+    misbehaving_agents.released.set()
+
+
+def agent(tmp_path: Path, entry: str, price: str = "table", **limits: object) -> Agent:
+    adir = tmp_path / "agents" / "bad"
+    adir.mkdir(parents=True, exist_ok=True)
+    for name, text in PROMPTS.items():
+        (adir / name).write_text(text)
+    (adir / "agent.yaml").write_text(yaml.safe_dump({
+        "name": "bad", "entry_point": f"tests.attempts.misbehaving_agents:{entry}",
+        "model": {"endpoint": "simulated", "id": "m", "price": price},
+        "prompts": {"system": "system.j2", "instance": "instance.j2",
+                    "format_error": "format_error.j2"}, "limits": limits}))
+    return load_agent("bad", tmp_path / "agents")
+
+
+def drive(a: Agent, model=None, sandbox=None, **kw):
+    return drive_agent(a, sandbox or FakeSandbox(), model or ScriptedModel(lambda m: "hi", cost_usd=0.01),
+                       problem_statement="p", workdir="/w", seed=0,
+                       record_step=lambda *args: None, **kw)
+
+
+def test_usage_and_cost_are_counted_from_the_replies(tmp_path) -> None:
+    out = drive(agent(tmp_path, "lies_about_usage"),
+                ScriptedModel(lambda m: "hi", usage=Usage(100, 20, cached_tokens=40), cost_usd=0.25))
+    totals = out.meter.totals()
+    assert (totals["model_calls"], totals["prompt_tokens"], totals["cached_tokens"]) == (1, 100, 40)
+    assert totals["model_usd"] == 0.25 and out.exit_reason == "returned"
+
+
+def test_an_agent_that_ignores_its_step_limit_is_ended_by_the_harness(tmp_path) -> None:
+    out = drive(agent(tmp_path, "ignores_step_limit", max_steps=3))
+    assert out.exit_reason == "step_limit" and len(out.meter.calls) == 3
+
+
+def test_the_cost_limit_refuses_the_next_call(tmp_path) -> None:
+    out = drive(agent(tmp_path, "spends", max_cost_usd=0.05))
+    assert out.exit_reason == "cost_limit" and len(out.meter.calls) == 5
+
+
+def test_an_agent_that_calls_nothing_is_ended_at_the_wall_clock(tmp_path) -> None:
+    out = drive(agent(tmp_path, "never_calls_anything", wall_clock_s=0.2), grace_s=0.1)
+    assert out.exit_reason == "wall_clock_limit" and "harness" in out.detail
+
+
+def test_commands_are_cut_to_the_wall_clock_and_then_refused(tmp_path) -> None:
+    sandbox = FakeSandbox()
+    out = drive(agent(tmp_path, "loops_on_the_sandbox", wall_clock_s=0.2), sandbox=sandbox)
+    assert out.exit_reason == "wall_clock_limit"
+    assert all(t is not None and t <= 0.2 for t in sandbox.timeouts)
+
+
+def test_a_priced_agent_whose_reply_cannot_be_priced_is_refused(tmp_path) -> None:
+    class Unpriced(ScriptedModel):
+        def complete(self, *args, **kw) -> Completion:
+            return Completion("hi", Usage(1, 1), 0.0, "m", True, 0.0, priced=False)
+
+    with pytest.raises(BadInputError, match="no price.*model.price: free"):
+        drive(agent(tmp_path, "spends"), Unpriced(["x"]))
+
+
+def test_an_unpriced_agent_records_cost_as_unknown_not_zero(tmp_path) -> None:
+    out = drive(agent(tmp_path, "lies_about_usage", price="unpriced"))
+    assert out.meter.totals()["model_usd"] is None
