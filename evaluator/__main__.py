@@ -3,6 +3,7 @@
     python -m evaluator gate --task-set demo --candidate X [--baseline Y]   # CI gate, exit 0/1/2
     python -m evaluator report --task-set demo                              # render the report
     python -m evaluator serve [--host 127.0.0.1] [--port 8080] [--token T]  # the HTTP API
+    python -m evaluator quarantine list|release --set demo [--agent A] ...  # quarantined attempts
 
 A new command is one more function in `_REGISTRARS`: it adds its subparser and sets `run` to a
 function of the parsed arguments that returns the exit code.
@@ -27,7 +28,13 @@ def _api(sub: Any) -> None:
     add_commands(sub)
 
 
-_REGISTRARS: tuple[Callable[[Any], None], ...] = (_reports, _api)
+def _quarantine(sub: Any) -> None:
+    from evaluator.pipeline._quarantine import add_commands
+
+    add_commands(sub)
+
+
+_REGISTRARS: tuple[Callable[[Any], None], ...] = (_reports, _api, _quarantine)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -36,10 +36,10 @@ def _git(repo: Path, *args: str) -> None:
                    env={**os.environ, **_GIT_ENV})
 
 
-def big_repo(root: Path, *, files: int = 20_000, mb: int = 100, seed: int = 0) -> Path:
+def big_repo(root: Path, *, files: int = 20_000, mb: float = 100, seed: int = 0) -> Path:
     """A git repository of `files` files and about `mb` MB of text, three commits deep."""
     rng = random.Random(seed)
-    per_file = max(mb * 1_000_000 // files, 16)
+    per_file = max(int(mb * 1_000_000) // files, 40)
     for i in range(files):
         path = root / "bigpkg" / f"m{i // 500:03d}" / f"f{i:05d}.py"
         if i % 500 == 0:

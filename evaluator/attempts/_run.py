@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shlex
 import time
 from dataclasses import dataclass, field
@@ -12,7 +13,7 @@ from evaluator.attempts._drive import drive_agent
 from evaluator.attempts._provenance import provenance
 from evaluator.errors import InfraError
 from evaluator.hashing import canonical_json
-from evaluator.lock import TaskPin
+from evaluator.lock import GIT, TaskPin, checkout_base
 from evaluator.model import ModelClient
 from evaluator.sandbox import DockerSandboxes, Sandbox, SandboxLimits
 from evaluator.store import Store
@@ -22,9 +23,7 @@ _PATCH_CAP = 10_000_000
 # Bytecode and tool caches that running the tests leaves behind are not part of a fix.
 _NOT_CACHES = " ".join(f"':(exclude,glob){p}'" for p in (
     "**/__pycache__/**", "**/*.pyc", "**/.pytest_cache/**", "**/.mypy_cache/**", "**/.ruff_cache/**"))
-# Every knob that could make `git diff` run a program or rewrite its output is switched off.
-_GIT = ("git -c core.hooksPath=/dev/null -c core.fsmonitor=false -c diff.external= "
-        "-c core.attributesFile=/dev/null")
+_TREE = re.compile(r"^[0-9a-f]{40}$")
 
 
 @dataclass
@@ -45,10 +44,25 @@ class Trajectory:
 
 
 
-def extract_patch(sb: Sandbox, workdir: str, base_commit: str) -> bytes:
-    out = f"/tmp/.patch-{base_commit[:12]}"
-    r = sb.exec(f"{_GIT} add -A -- . {_NOT_CACHES} && {_GIT} diff --cached --binary --no-ext-diff "
-                f"--no-textconv --no-color {shlex.quote(base_commit)} > {out}",
+def start_tree(sb: Sandbox, workdir: str, base_commit: str) -> str:
+    """Bring the workdir to the base commit and return the git tree of the tree as it then is.
+
+    The patch is the difference from this tree, not from the commit: untracked files the image
+    holds (an `*.egg-info` no .gitignore covers, a generated file) are the grader's starting
+    point too, so they must not appear in the patch as additions.
+    """
+    r = sb.exec(f"{checkout_base(base_commit)} && {GIT} add -A -- . {_NOT_CACHES} && "
+                f"{GIT} write-tree && {GIT} reset -q", workdir=workdir, timeout_s=300)
+    tree = r.output.strip().splitlines()[-1] if r.output.strip() else ""
+    if r.exit_code != 0 or not _TREE.match(tree):
+        raise InfraError(f"cannot prepare {workdir} at {base_commit}: {r.output[-300:]}")
+    return tree
+
+
+def extract_patch(sb: Sandbox, workdir: str, tree: str) -> bytes:
+    out = f"/tmp/.patch-{tree[:12]}"
+    r = sb.exec(f"{GIT} add -A -- . {_NOT_CACHES} && {GIT} diff --cached --binary --no-ext-diff "
+                f"--no-textconv --no-color {shlex.quote(tree)} > {out}",
                 workdir=workdir, timeout_s=120)
     if r.exit_code != 0:
         return b""  # the agent broke the repository (say, removed .git): nothing to grade
@@ -68,13 +82,10 @@ def run_attempt(*, store: Store, sandboxes: DockerSandboxes, model: ModelClient,
     started, t0 = time.time(), time.monotonic()
     with sandboxes.open(pin.image, limits, user=task.spec.user, workdir=task.spec.workdir,
                         purpose="attempt") as sb:
-        r = sb.exec(f"git checkout -q --detach {shlex.quote(pin.base_commit)}",
-                    workdir=task.spec.workdir)
-        if r.exit_code != 0:
-            raise InfraError(f"cannot check out {pin.base_commit} in {pin.image}: {r.output[-300:]}")
+        tree = start_tree(sb, task.spec.workdir, pin.base_commit)
         outcome = drive_agent(agent, sb, model, problem_statement=task.problem_statement,
                               workdir=task.spec.workdir, seed=seed, record_step=traj.record)
-        patch = extract_patch(sb, task.spec.workdir, pin.base_commit)
+        patch = extract_patch(sb, task.spec.workdir, tree)
     sandbox_s = time.monotonic() - t0
     totals = outcome.meter.totals()
     model_usd = totals["model_usd"]  # None: unpriced, unknown rather than free

@@ -48,7 +48,7 @@ def _plan(name: str) -> EvalPlan:
     assert loaded.task_set is not None and loaded.lock is not None
     spec = _run_overrides(load_eval(name, evals_root()))
     plan = plan_eval(loaded.task_set, loaded.lock, spec, ctx.store(), agents_root())
-    plan.check_priced()  # an attempt whose cost cannot be counted would show as $0
+    plan.check_runnable()  # unpriced models (they would show as $0), isolation unavailable
     return plan
 
 
@@ -176,9 +176,16 @@ def _summary_action(name: str) -> TaskFailed | None:
         print(f"budget: {state['refused']} attempt(s) not started, cap ${plan.spec.budget_usd} "
               f"reached")
     unfinished = sum(r["pending"] + r["error"] + r["ungraded"] for r in rows)
-    if unfinished:
-        return TaskFailed(f"{unfinished} attempt(s) unfinished (infra errors or budget); "
-                          f"run `doit eval:{name}` again to retry them")
+    held = sum(r["quarantined"] for r in rows)
+    if held:
+        from evaluator.pipeline._quarantine import quarantine_hint
+
+        print(quarantine_hint(name, held))
+    if unfinished or held:
+        return TaskFailed("; ".join(
+            ([f"{unfinished} attempt(s) unfinished (infra errors or budget); run `doit eval:{name}` "
+              "again to retry them"] if unfinished else [])
+            + ([quarantine_hint(name, held)] if held else [])))
     return None
 
 

@@ -200,6 +200,17 @@ class Store:
         base = self.root / "errors" / kind / key
         return len(os.listdir(base)) if base.is_dir() else 0
 
+    def release_errors(self, kind: str, key: str) -> int:
+        """Move a target's infra errors aside (kept under `released/`, never deleted), so it is
+        retried again; returns how many there were."""
+        base = self.root / "errors" / kind / key
+        count = self.error_count(kind, key)
+        if count:
+            dest = self.root / "released" / kind / key / f"{time.time():.6f}"
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            os.rename(base, dest)  # atomic: the target is quarantined or released, never half
+        return count
+
     # derived files (verdict summaries and the like) ------------------------------------------
     def write_derived(self, relpath: str, data: bytes) -> Path:
         path = self.root / relpath

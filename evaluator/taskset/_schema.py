@@ -25,7 +25,7 @@ class SandboxSpec(StrictModel):
     cpus: float = Field(1.0, gt=0, description="CPU cores a sandbox may use")
     memory_mb: int = Field(1024, ge=64, description="memory cap in MiB, swap included")
     pids: int = Field(256, ge=16, description="most processes and threads at once")
-    disk_mb: int = Field(512, ge=16, description="size of the writable areas (tmpfs) in MiB")
+    disk_mb: int = Field(512, ge=16, description="MiB a sandbox may write: its own layer, and each tmpfs")
     exec_timeout_s: float = Field(120, gt=0, description="wall-clock limit of one command")
     sandbox_timeout_s: float = Field(1800, gt=0, description="wall-clock limit of one sandbox")
     output_limit_bytes: int = Field(100_000, ge=1024, description="output kept per command")

@@ -34,3 +34,14 @@ def test_forged_duplicate_pass_cannot_hide_a_failure() -> None:
 def test_malformed_report_is_a_report_error() -> None:
     with pytest.raises(ReportError, match="not valid XML"):
         parse_junit(b"<testsuite><testcase")
+
+
+def test_pytests_own_node_id_wins_over_classname_and_file() -> None:
+    xml = b"""<testsuite><testcase classname="tests.test_lru.LRUCacheTest" name="test_missing"
+        file="tests/__init__.py"><properties><property name="evaluator.nodeid"
+        value="tests/test_lru.py::LRUCacheTest::test_missing"/></properties></testcase>
+        <testcase classname="tests.test_x" name="test_p[2 x 3]"><properties><property
+        name="evaluator.nodeid" value="tests/test_x.py::test_p[2 x 3]"/></properties>
+        <failure/></testcase></testsuite>"""
+    assert parse_junit(xml) == {"tests/test_lru.py::LRUCacheTest::test_missing": "passed",
+                                "tests/test_x.py::test_p[2 x 3]": "failed"}

@@ -2,6 +2,8 @@
 
 import os
 import signal
+import subprocess
+import sys
 import time
 
 import pytest
@@ -98,6 +100,26 @@ def test_infra_errors_are_quarantined_after_the_retry_budget(gated: Project) -> 
     run_eval(gated)
     third, attempts, _ = run_eval(gated)
     assert attempts == [] and "quarantined" in third.stdout
+    assert third.returncode != 0 and "quarantine release --set mini" in third.stdout + third.stderr
+
+
+def test_quarantined_attempts_are_listed_and_released(gated: Project) -> None:
+    config = gated.root / "sim.yaml"
+    config.write_text(yaml.safe_dump({"faults": {"rate_500": 1.0}}))
+    gated.env["EVAL_SIMULATED_CONFIG"] = str(config)
+    gated.eval_config(agents=["sim-a"], baseline="sim-a", retry_budget=1)
+    run_eval(gated)
+    cli = [sys.executable, "-m", "evaluator", "quarantine"]
+    listed = subprocess.run([*cli, "list", "--set", "mini"], env=gated.env, cwd=gated.root,
+                            capture_output=True, text=True)
+    assert "2 attempt(s) quarantined" in listed.stdout, listed.stdout + listed.stderr
+    released = subprocess.run([*cli, "release", "--set", "mini", "--task", "add-bug"],
+                              env=gated.env, cwd=gated.root, capture_output=True, text=True)
+    assert "1 attempt(s) released" in released.stdout, released.stdout + released.stderr
+    config.write_text(yaml.safe_dump({"faults": {}}))
+    _, attempts, _ = run_eval(gated)
+    assert attempts and all("/add-bug/" in a for a in attempts)
+    assert list((Store(gated.root / "store").root / "released" / "attempt").iterdir())
 
 
 def test_budget_stops_new_attempts(gated: Project) -> None:

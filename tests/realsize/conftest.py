@@ -59,7 +59,8 @@ def doit(tmp_path: Path, docker_client, base_image) -> Callable[..., subprocess.
     """`doit` over a throwaway project in tmp_path with one set, `real`."""
     (tmp_path / "tasks" / "real").mkdir(parents=True)
     (tmp_path / "tasks" / "real" / "set.yaml").write_text(yaml.safe_dump(
-        {"name": "real", "gold_reps": 1, "sandbox": {"disk_mb": 256, "exec_timeout_s": 300}}))
+        {"name": "real", "gold_reps": 1,
+         "sandbox": {"disk_mb": 400, "memory_mb": 2048, "exec_timeout_s": 300}}))
     env = {**os.environ, "EVAL_TASKS": str(tmp_path / "tasks"), "EVAL_LOCK_DIR": str(tmp_path / "lock"),
            "EVAL_STORE": str(tmp_path / "store"), "EVAL_EVALS": str(tmp_path / "evals"),
            "EVAL_AGENTS": str(tmp_path / "agents"), "PYTHONPATH": str(REPO)}

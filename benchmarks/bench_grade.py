@@ -1,0 +1,136 @@
+"""One grade through the harness against a minimal grader, at 100 KB, 10 MB and 200 MB.
+
+    .venv/bin/python benchmarks/bench_grade.py [--reps 5] [--sizes 0.1 10 200]
+
+For each size it generates a repository (tests/repos.py: history, an ignored build folder, an
+untracked file), builds an image the way a user would (a Dockerfile that copies the checkout),
+then, interleaved rep by rep on the same task:
+
+- harness: `DockerGrader.grade` (sandbox with every limit, filtered patch, hidden tests, pytest
+  with the node-id plugin, JUnit parsed and judged), the container's removal included;
+- minimal: create a container, put patch and tests in, `git apply`, run pytest, read the JUnit
+  file, remove the container: the least any grader must do;
+- open: `DockerSandboxes.open` then `close` alone (removal drained), the cost that must not
+  grow with the repository.
+
+It prints medians and the ratios the goals are about: harness / minimal at every size (goal
+1.2x or less) and sandbox open at 200 MB / at 100 KB (goal 1.5x or less).
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import docker  # noqa: E402
+
+from evaluator.grading import DockerGrader, GradeSpec  # noqa: E402
+from evaluator.hashing import hash_json  # noqa: E402
+from evaluator.images import BASE_TAG, ensure_base_image  # noqa: E402
+from evaluator.lock import DockerPinResolver  # noqa: E402
+from evaluator.sandbox import DockerSandboxes, SandboxLimits  # noqa: E402
+from evaluator.sandbox._removal import drain  # noqa: E402
+from tests.helpers import TEST_CMD  # noqa: E402
+from tests.repos import BIG_HIDDEN, big_gold, big_repo, dockerfile  # noqa: E402
+
+_LIMITS = SandboxLimits(memory_mb=1024, disk_mb=512, exec_timeout_s=300)
+
+
+def _image(client: docker.DockerClient, base: str, mb: float) -> str:
+    tag = f"evaluator-bench/grade:{mb:g}mb"
+    try:
+        client.images.get(tag)
+        return tag
+    except docker.errors.ImageNotFound:
+        pass
+    files = max(20, min(int(mb * 200), 40_000))
+    with tempfile.TemporaryDirectory() as ctx:
+        big_repo(Path(ctx) / "repo", files=files, mb=mb)
+        (Path(ctx) / "Dockerfile").write_text(dockerfile(base))
+        subprocess.run(["docker", "build", "-q", "--network", "none", "-t", tag, ctx], check=True,
+                       capture_output=True, env={"DOCKER_BUILDKIT": "0", "PATH": "/usr/bin:/bin"})
+    return tag
+
+
+def _tar(files: dict[str, bytes]) -> bytes:
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size, info.uid, info.gid, info.mode = len(data), 1000, 1000, 0o644
+            tar.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
+def _minimal(client: docker.DockerClient, image: str, patch: bytes, hidden: dict[str, bytes]) -> bool:
+    c = client.containers.create(image, ["sleep", "600"], user="1000:1000", working_dir="/testbed",
+                                 network_mode="none")
+    try:
+        c.start()
+        c.put_archive("/testbed", _tar({"patch.diff": patch, **hidden}))
+        c.exec_run("git apply patch.diff")
+        c.exec_run(TEST_CMD.replace("{junit_xml}", "/tmp/junit.xml"))
+        out = c.exec_run("cat /tmp/junit.xml").output
+        return b'failures="0"' in out and b'errors="0"' in out
+    finally:
+        c.remove(force=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--sizes", type=float, nargs="+", default=[0.1, 10, 200])
+    args = ap.parse_args()
+    client = docker.from_env()
+    base = ensure_base_image(client, BASE_TAG)
+    sandboxes = DockerSandboxes(client)
+    grader = DockerGrader(sandboxes)
+    patch, hidden = big_gold().encode(), {k: v.encode() for k, v in BIG_HIDDEN.items()}
+    rows = []
+    for mb in args.sizes:
+        image = _image(client, base, mb)
+        sha = DockerPinResolver(client).commit(image, "/testbed", "main")
+        spec = GradeSpec(task_set="bench", task_id=f"clamp-{mb:g}", image=image, workdir="/testbed",
+                         user="1000:1000", base_commit=sha, test_command=TEST_CMD,
+                         hidden_tests_hash=hash_json(sorted(hidden)),
+                         fail_to_pass=("tests/test_clamp_hidden.py::test_high",),
+                         pass_to_pass=("tests/test_core.py::test_low",), test_files=(),
+                         limits=_LIMITS)
+        times: dict[str, list[float]] = {"harness": [], "minimal": [], "open": []}
+        grader.grade(spec, patch, hidden)  # warm: the first open probes the image once
+        for _ in range(args.reps):
+            t = time.perf_counter()
+            outcome = grader.grade(spec, patch, hidden)
+            drain()
+            times["harness"].append(time.perf_counter() - t)
+            assert outcome.resolved, outcome
+            t = time.perf_counter()
+            assert _minimal(client, image, patch, hidden)
+            times["minimal"].append(time.perf_counter() - t)
+            t = time.perf_counter()
+            sandboxes.open(image, _LIMITS, purpose="bench").close()
+            drain()
+            times["open"].append(time.perf_counter() - t)
+        med = {k: statistics.median(v) for k, v in times.items()}
+        rows.append((mb, med))
+        print(f"{mb:>7g} MB  harness {med['harness']:.2f}s  minimal {med['minimal']:.2f}s  "
+              f"ratio {med['harness'] / med['minimal']:.2f}x  open+close {med['open']:.2f}s",
+              flush=True)
+    if len(rows) > 1:
+        print(f"open at {rows[-1][0]:g} MB / at {rows[0][0]:g} MB: "
+              f"{rows[-1][1]['open'] / rows[0][1]['open']:.2f}x (goal <= 1.5x)")
+    print("harness / minimal: " + ", ".join(f"{mb:g} MB {m['harness'] / m['minimal']:.2f}x"
+                                             for mb, m in rows) + " (goal <= 1.2x)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,45 @@
+"""A 100 MB, 20,000-file workdir in a sandbox: all of it there, capped, and the agent's patch is
+the difference from the image's own tree."""
+
+from __future__ import annotations
+
+import pytest
+
+from evaluator.attempts import extract_patch
+from evaluator.attempts._run import start_tree
+from evaluator.lock import DockerPinResolver
+from evaluator.sandbox import DockerSandboxes, SandboxLimits
+
+pytestmark = pytest.mark.docker
+
+_ROOMY = SandboxLimits(disk_mb=400, memory_mb=2048, exec_timeout_s=300)
+
+
+def test_twenty_gigabytes_of_dd_stop_at_the_cap(sandboxes: DockerSandboxes, big_image: str) -> None:
+    # tmpfs mode copies the 215 MB checkout into the capped workdir, so leave room for it.
+    with sandboxes.open(big_image, _ROOMY, purpose="test") as sb:
+        r = sb.exec("dd if=/dev/zero of=/testbed/huge bs=1M count=20480", timeout_s=300)
+        assert r.exit_code != 0 and not r.timed_out, r.output
+        assert "Disk quota exceeded" in r.output or "No space left on device" in r.output
+        size = int(sb.exec("du -sm /testbed/huge | cut -f1").output)
+        assert size <= _ROOMY.disk_mb, size
+
+
+def test_every_file_of_the_image_is_in_the_workdir(sandboxes: DockerSandboxes, big_image: str) -> None:
+    with sandboxes.open(big_image, _ROOMY, purpose="test") as sb:
+        out = sb.exec("find bigpkg -name '*.py' | wc -l; cat NOTES.local; ls build/lib; "
+                      "git log --oneline | wc -l").output.split("\n")
+    assert int(out[0]) > 20_000
+    assert "scratch" in out[1] and out[2] == "artifact.so" and out[3] == "3"
+
+
+def test_patch_leaves_out_what_the_image_already_had(
+    sandboxes: DockerSandboxes, big_image: str, docker_client
+) -> None:
+    sha = DockerPinResolver(docker_client).commit(big_image, "/testbed", "main")
+    with sandboxes.open(big_image, _ROOMY, purpose="test") as sb:
+        tree = start_tree(sb, "/testbed", sha)
+        sb.exec("echo '# fixed' >> bigpkg/core.py && echo new > added.txt")
+        patch = extract_patch(sb, "/testbed", tree).decode()
+    assert "bigpkg/core.py" in patch and "added.txt" in patch
+    assert "NOTES.local" not in patch and "build/" not in patch
