@@ -18,6 +18,8 @@ _ROOT = _PACKAGE.parent
 _COMPONENTS: dict[str, tuple[str, ...]] = {
     "grader": ("grading", "sandbox", "hashing.py", "version.py"),
     "attempt": ("agents", "model", "sandbox", "attempts", "policy", "hashing.py", "version.py"),
+    # The simulated model's behaviour: in the key of simulated agents' attempts only.
+    "simulated": ("simulated", "hashing.py", "version.py"),
 }
 
 

@@ -45,6 +45,8 @@ def attempt_material(agent: Agent, task: Task, pin: TaskPin, sample_idx: int,
         "sample_idx": sample_idx,
         "limits": {"agent": agent.spec.limits.model_dump(), "sandbox": asdict(limits)},
         "harness": harness_version("attempt"),
+        # A simulated agent's replies come from the simulator's code: editing it re-runs them.
+        "simulator": harness_version("simulated") if agent.simulated else None,
     }
 
 
