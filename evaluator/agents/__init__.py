@@ -32,6 +32,8 @@ from evaluator.agents._protocol import (
 )
 from evaluator.agents._reference import SUBMIT, parse_action, reference_agent
 
+from . import _wire as wire  # the harness <-> agent-process channel
+
 __all__ = [
     "SUBMIT",
     "Agent",
@@ -61,4 +63,5 @@ __all__ = [
     "parse_action",
     "reference_agent",
     "resolve_entry_point",
+    "wire",
 ]

@@ -64,6 +64,9 @@ class AgentSpec(StrictModel):
     sampling: SamplingSpec = Field(SamplingSpec(), description="sampling")
     prompts: PromptSpec = Field(description="prompt template files")
     limits: LimitSpec = Field(LimitSpec(), description="limits of one attempt")
+    isolation: Literal["namespace", "process"] = Field(
+        "namespace", description="namespace: own process under bubblewrap, seeing only its own "
+        "code; process: own process, clean environment, but the machine's files readable")
 
 
 @dataclass(frozen=True)

@@ -1,27 +1,16 @@
-"""Drive one agent through one attempt: its code, with the harness's meter around the model and
-the sandbox, and the harness's clock around the whole.
-
-The agent runs in a thread the harness waits on for the wall-clock limit (plus a grace for the
-last reply to land). An agent that is still running then (a loop that calls nothing) is ended as
-`wall_clock_limit`: its model and sandbox refuse from then on, so it can change nothing more, but
-Python cannot stop a thread, so it keeps its CPU until the worker process exits.
+"""Drive one agent through one attempt: its code in its own process (see `_isolation`), with the
+harness's meter around the model and the sandbox and the harness's clock around the whole.
 """
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from evaluator.agents import (
-    Agent,
-    AgentContext,
-    AttemptEnd,
-    WallClockLimit,
-    resolve_entry_point,
-)
+from evaluator.agents import Agent, AttemptEnd
+from evaluator.attempts._host import run_in_child
 from evaluator.attempts._meter import Meter, MeteredModel, MeteredSandbox
 from evaluator.errors import BadInputError, InfraError
 from evaluator.model import ModelClient
@@ -51,28 +40,14 @@ def drive_agent(agent: Agent, sandbox: Sandbox, model: ModelClient, *, problem_s
     """
     limits = agent.spec.limits
     meter = Meter(limits, agent.spec.model.price, clock)
-    ctx = AgentContext(
-        sandbox=MeteredSandbox(sandbox, meter, limits.command_timeout_s),
-        model=MeteredModel(model, meter), problem_statement=problem_statement, workdir=workdir,
-        seed=seed, temperature=agent.spec.sampling.temperature,
-        max_tokens=agent.spec.sampling.max_tokens, limits=limits, prompts=agent.prompts,
-        record_step=record_step)
-    fn = resolve_entry_point(agent.spec.entry_point)
-    raised: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            fn(ctx)
-        except BaseException as exc:  # noqa: B036 -- judged below, in the harness's thread
-            raised.append(exc)
-
-    thread = threading.Thread(target=run, name=f"agent-{agent.name}", daemon=True)
-    thread.start()
-    thread.join(max(meter.remaining_s(), 0.0) + grace_s)
-    if thread.is_alive():
-        meter.end(WallClockLimit(f"agent code still running at the {limits.wall_clock_s:g}s "
-                                 "wall-clock limit; stopped from the harness"))
-    return _outcome(meter, raised[0] if raised else None)
+    context = {"problem_statement": problem_statement, "workdir": workdir, "seed": seed,
+               "temperature": agent.spec.sampling.temperature,
+               "max_tokens": agent.spec.sampling.max_tokens, "limits": limits.model_dump(),
+               "prompts": agent.prompts}
+    ended, _ = run_in_child(agent, MeteredSandbox(sandbox, meter, limits.command_timeout_s),
+                            MeteredModel(model, meter), meter, context=context,
+                            record_step=record_step, grace_s=grace_s)
+    return _outcome(meter, ended)
 
 
 def _outcome(meter: Meter, exc: BaseException | None) -> AgentOutcome:

@@ -114,8 +114,8 @@ class MeteredModel:
 
 
 class MeteredSandbox:
-    """The sandbox as an agent sees it: refused once the attempt has ended, and no command may
-    run past the attempt's wall clock."""
+    """The sandbox as an agent sees it: refused once the attempt has ended, no command may run
+    past the attempt's wall clock, and every command runs as the task's user."""
 
     def __init__(self, inner: Sandbox, meter: Meter, default_timeout_s: float) -> None:
         self._inner, self._meter, self._default = inner, meter, default_timeout_s
@@ -123,6 +123,8 @@ class MeteredSandbox:
     def exec(self, cmd: str, *, timeout_s: float | None = None, workdir: str | None = None,
              env: dict[str, str] | None = None, user: str | None = None) -> ExecResult:
         self._meter.check_time()
+        if user is not None:  # commands run as the task's user; another would be a way out
+            raise ValueError("an agent's commands run as the task's user; do not pass `user`")
         budget = min(self._default if timeout_s is None else timeout_s, self._meter.remaining_s())
         return self._inner.exec(cmd, timeout_s=max(budget, 0.001), workdir=workdir, env=env,
                                 user=user)

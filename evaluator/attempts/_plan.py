@@ -8,6 +8,7 @@ from typing import Any
 
 from evaluator.agents import Agent, check_environment, load_agent
 from evaluator.attempts._config import EvalSpec
+from evaluator.attempts._isolation import check_isolation
 from evaluator.attempts._key import attempt_key, attempt_material, attempt_price, attempt_seed
 from evaluator.errors import BadInputError
 from evaluator.gold import VALID, verdicts
@@ -48,12 +49,15 @@ class EvalPlan:
     excluded: dict[str, dict[str, Any]]  # task id -> its verdict record
     price_problems: tuple[str, ...] = ()  # agents whose model the price table does not price
 
-    def check_priced(self) -> None:
-        """Refuse to run agents whose cost could not be counted (it would show as $0)."""
+    def check_runnable(self) -> None:
+        """Refuse to run agents whose cost could not be counted (it would show as $0), or whose
+        isolation this machine cannot provide."""
         if self.price_problems:
             lines = "\n".join(f"  - {p}" for p in self.price_problems)
             raise BadInputError(f"the eval of {self.task_set.name!r} cannot price every "
                                 f"agent's model:\n{lines}")
+        for agent in self.agents.values():
+            check_isolation(agent)
 
     def find(self, label: str) -> PlannedAttempt:
         for pa in self.attempts:

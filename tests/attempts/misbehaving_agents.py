@@ -3,13 +3,14 @@ misbehaving_agents:<name>`)."""
 
 from __future__ import annotations
 
-import threading
+import json
+import os
+import socket
+from pathlib import Path
 
 from evaluator.agents import AgentContext, StepLimit
 
 ASK = [{"role": "user", "content": "fix it"}]
-# Set by the tests when they end, so a thread the harness gave up on stops too.
-released = threading.Event()
 
 
 def ignores_step_limit(ctx: AgentContext) -> None:
@@ -32,9 +33,34 @@ def spends(ctx: AgentContext) -> None:
 
 
 def never_calls_anything(ctx: AgentContext) -> None:
-    released.wait(60)
+    while True:  # a busy loop: only killing the process ends it
+        pass
 
 
 def loops_on_the_sandbox(ctx: AgentContext) -> None:
     while True:
         ctx.sandbox.exec("true")
+
+
+def _try(what: str, attempt) -> str:
+    try:
+        return f"GOT {what}: {str(attempt())[:200]}"
+    except Exception as exc:
+        return f"denied {what}: {type(exc).__name__}"
+
+
+def snoops(ctx: AgentContext) -> None:
+    """Reaches for everything it must not have; the problem statement names the targets (JSON)."""
+    targets = json.loads(ctx.problem_statement)
+    found = [f"env {k}" for k in os.environ if "KEY" in k or k.startswith("EVAL_")]
+    for path in targets["files"]:
+        found.append(_try(path, lambda p=path: Path(p).read_bytes()))
+    for path in targets["dirs"]:
+        found.append(_try(path, lambda p=path: os.listdir(p)))
+    found.append(_try("docker socket", lambda: socket.socket(socket.AF_UNIX).connect(
+        "/var/run/docker.sock")))
+    found.append(_try("network", lambda: socket.create_connection(
+        ("127.0.0.1", targets["port"]), timeout=2)))
+    found.append(_try("harness environ", lambda: Path(
+        f"/proc/{targets['harness_pid']}/environ").read_bytes()))
+    ctx.record_step("snoop", "\n".join(found), {})

@@ -31,12 +31,12 @@ def world(tmp_path) -> World:
 def test_a_model_missing_from_the_price_table_is_refused_with_the_fixes(world) -> None:
     with pytest.raises(BadInputError, match=r"(?s)agent 'base': model 'sim' has no price in "
                        r".*prices\.yaml.*model\.price: free.*model\.price: unpriced"):
-        with_prices(world, {"other": {"input_per_mtok": 1, "output_per_mtok": 1}}).plan().check_priced()
+        with_prices(world, {"other": {"input_per_mtok": 1, "output_per_mtok": 1}}).plan().check_runnable()
 
 
 @pytest.mark.parametrize("price", ["free", "unpriced"])
 def test_an_acknowledged_price_mode_plans(world, price) -> None:
-    with_prices(world, None, price=price).plan().check_priced()
+    with_prices(world, None, price=price).plan().check_runnable()
 
 
 def test_the_models_price_is_in_the_attempt_key(world) -> None:

@@ -1,0 +1,149 @@
+"""The harness's half of an agent's own process: start it, answer its requests through the meter,
+and end it at the wall clock.
+
+Every request runs here, in the harness: commands on the (metered) sandbox, completions on the
+(metered) model, steps into the trajectory. The agent's process only ever holds what the answers
+carry. Past the wall-clock limit (plus a grace for the last answer) its whole process group is
+killed, whatever it was doing.
+"""
+
+from __future__ import annotations
+
+import os
+import selectors
+import signal
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO, Any
+
+from evaluator.agents import Agent, AttemptEnd, WallClockLimit, wire
+from evaluator.attempts._isolation import child_env, code_roots, command
+from evaluator.attempts._meter import Meter, MeteredModel, MeteredSandbox
+from evaluator.errors import BadInputError, InfraError
+
+_HARNESS_ROOT = Path(__file__).resolve().parents[2]
+_LOG_TAIL = 4000
+
+
+class AgentCrashError(InfraError):
+    """The agent's code raised, or its process died, before ending the attempt."""
+
+
+class _Session:
+    """One child's requests, answered; `fatal` is the first harness-side failure, re-raised
+    after the child is gone even if the agent caught it."""
+
+    def __init__(self, sandbox: MeteredSandbox, model: MeteredModel,
+                 record_step: Callable[[str, str, dict[str, Any]], None]) -> None:
+        self.sandbox, self.model, self.record_step = sandbox, model, record_step
+        self.fatal: BaseException | None = None
+
+    def answer(self, request: dict[str, Any]) -> dict[str, Any]:
+        try:
+            return {"ok": self._run(request)}
+        except (AttemptEnd, FileNotFoundError, ValueError, TypeError) as exc:
+            return {"error": wire.error_to_wire(exc)}
+        except (InfraError, BadInputError) as exc:
+            self.fatal = self.fatal or exc
+            return {"error": wire.error_to_wire(exc)}
+
+    def _run(self, r: dict[str, Any]) -> Any:
+        op = r.get("op")
+        if op == "exec":
+            return wire.exec_result_to_wire(self.sandbox.exec(
+                str(r["cmd"]), timeout_s=r.get("timeout_s"), workdir=r.get("workdir"),
+                env=r.get("env"), user=r.get("user")))
+        if op == "put_files":
+            self.sandbox.put_files({p: wire.unb64(d) for p, d in r["files"].items()},
+                                   mode=int(r.get("mode", 0o644)))
+            return None
+        if op == "read_file":
+            return wire.b64(self.sandbox.read_file(str(r["path"]), int(r["max_bytes"])))
+        if op == "complete":
+            return wire.completion_to_wire(self.model.complete(
+                r["messages"], seed=int(r["seed"]), temperature=float(r["temperature"]),
+                max_tokens=r.get("max_tokens"), tools=r.get("tools"),
+                tool_choice=r.get("tool_choice"), n=int(r.get("n", 1)),
+                stream=bool(r.get("stream")), extra=r.get("extra")))
+        if op == "record_step":
+            self.record_step(str(r["action"]), str(r["observation"]), dict(r.get("extra") or {}))
+            return None
+        raise ValueError(f"unknown request {op!r}")
+
+
+def run_in_child(agent: Agent, sandbox: MeteredSandbox, model: MeteredModel, meter: Meter, *,
+                 context: dict[str, Any], record_step: Callable[[str, str, dict[str, Any]], None],
+                 grace_s: float) -> tuple[BaseException | None, str]:
+    """Run the agent's entry point in its own process; (what it ended with, its output's tail).
+
+    The first is None when it returned, the AttemptEnd it raised, or the exception it crashed on
+    (harness-side failures first).
+    """
+    session = _Session(sandbox, model, record_step)
+    to_child_r, to_child_w = os.pipe()
+    from_child_r, from_child_w = os.pipe()
+    paths = [str(_HARNESS_ROOT), *dict.fromkeys(str(r.parent) for r in code_roots(agent))]
+    argv = [sys.executable, "-m", "evaluator.agents._child", str(to_child_r), str(from_child_w)]
+    with tempfile.TemporaryFile() as log, tempfile.TemporaryDirectory() as cwd:
+        process = subprocess.Popen(command(agent, argv), env=child_env(paths), cwd=cwd,
+                                   stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                                   pass_fds=(to_child_r, from_child_w), start_new_session=True)
+        os.close(to_child_r)
+        os.close(from_child_w)
+        with os.fdopen(to_child_w, "wb") as outbox, os.fdopen(from_child_r, "rb") as inbox:
+            try:
+                wire.send(outbox, {"entry_point": agent.spec.entry_point, "context": context})
+                ended = _serve(session, inbox, outbox, meter, grace_s)
+            except (BrokenPipeError, wire.ChannelError) as exc:
+                ended = AgentCrashError(f"agent process channel failed: {exc}")
+            finally:
+                _stop(process)
+        log.seek(0)
+        tail = log.read().decode("utf-8", "replace")[-_LOG_TAIL:]
+    if session.fatal is not None:
+        return session.fatal, tail
+    if isinstance(ended, AgentCrashError) and tail.strip():
+        ended = AgentCrashError(f"{ended}\nagent process output (tail):\n{tail[-1500:]}")
+    return ended, tail
+
+
+def _serve(session: _Session, inbox: IO[bytes], outbox: IO[bytes], meter: Meter,
+           grace_s: float) -> BaseException | None:
+    with selectors.DefaultSelector() as selector:
+        selector.register(inbox, selectors.EVENT_READ)
+        while True:
+            if not selector.select(max(meter.remaining_s(), 0.0) + grace_s):
+                return meter.end(WallClockLimit(
+                    f"agent process still running at the {meter.limits.wall_clock_s:g}s "
+                    "wall-clock limit; killed by the harness"))
+            request = wire.receive(inbox)
+            if request is None:
+                return AgentCrashError("agent process exited without ending the attempt")
+            if request.get("op") in ("end", "crash"):
+                error = request.get("error")
+                if error is None:
+                    return None
+                exc = wire.error_from_wire(error)
+                if request["op"] == "crash":
+                    return AgentCrashError(f"agent code crashed: {error.get('message')}\n"
+                                      f"{str(request.get('traceback', ''))[-1500:]}")
+                return exc
+            wire.send(outbox, session.answer(request))
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    try:
+        process.wait(timeout=2)
+    except subprocess.TimeoutExpired:
+        pass
+    try:
+        os.killpg(process.pid, signal.SIGKILL)  # anything it started goes with it
+    except ProcessLookupError:
+        pass
+    process.wait()
+
+
+__all__ = ["AgentCrashError", "run_in_child"]
