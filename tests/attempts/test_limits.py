@@ -32,7 +32,8 @@ def agent(tmp_path: Path, entry: str, price: str = "table", isolation: str = "pr
     for name, text in PROMPTS.items():
         (adir / name).write_text(text)
     (adir / "agent.yaml").write_text(yaml.safe_dump({
-        "name": "bad", "entry_point": f"tests.attempts.misbehaving_agents:{entry}",
+        "name": "bad", "entry_point": entry if ":" in entry
+        else f"tests.attempts.misbehaving_agents:{entry}",
         "model": {"endpoint": "simulated", "id": "m", "price": price},
         "prompts": {"system": "system.j2", "instance": "instance.j2",
                     "format_error": "format_error.j2"}, "limits": limits,
