@@ -55,7 +55,7 @@ class World:
             (adir / file).write_text(text)
         (adir / "agent.yaml").write_text(yaml.safe_dump({
             "name": name, "entry_point": "evaluator.agents:reference_agent",
-            "model": {"endpoint": "simulated", "id": model}, "sampling": {"seed": seed},
+            "model": {"endpoint": "simulated", "id": model, "price": "free"}, "sampling": {"seed": seed},
             "prompts": {"system": "system.j2", "instance": "instance.j2",
                         "format_error": "format_error.j2"}}))
 
