@@ -77,6 +77,10 @@ class TaskSpec(StrictModel):
     def _has_junit(cls, v: str) -> str:
         if "{junit_xml}" not in v:
             raise ValueError("must contain {junit_xml}: where the runner writes its JUnit report")
+        if "PYTHONPATH=" in v and "$PYTHONPATH" not in v and "${PYTHONPATH" not in v:
+            # The grader puts its node-id plugin on PYTHONPATH; replacing it loses the plugin.
+            raise ValueError("must extend PYTHONPATH, not replace it: write "
+                             "PYTHONPATH=src${PYTHONPATH:+:$PYTHONPATH}")
         return v
 
     @field_validator("fail_to_pass", "pass_to_pass")
