@@ -17,7 +17,7 @@ def with_prices(w: World, table: dict | None, **model: object) -> World:
     (w.evals_root / f"{SET}.yaml").write_text(yaml.safe_dump(spec))
     path = w.agents_root / "base" / "agent.yaml"
     agent = yaml.safe_load(path.read_text())
-    agent["model"].update(model)
+    agent["model"].update({"price": "table", **model})  # the world prices its agents free
     path.write_text(yaml.safe_dump(agent))
     w._plan = None
     return w
