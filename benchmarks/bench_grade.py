@@ -22,10 +22,8 @@ from __future__ import annotations
 import argparse
 import io
 import statistics
-import subprocess
 import sys
 import tarfile
-import tempfile
 import time
 from pathlib import Path
 
@@ -40,7 +38,7 @@ from evaluator.lock import DockerPinResolver  # noqa: E402
 from evaluator.sandbox import DockerSandboxes, SandboxLimits  # noqa: E402
 from evaluator.sandbox._removal import drain  # noqa: E402
 from tests.helpers import TEST_CMD  # noqa: E402
-from tests.repos import BIG_HIDDEN, big_gold, big_repo, dockerfile  # noqa: E402
+from tests.repos import BIG_HIDDEN, big_gold, build_big_image  # noqa: E402
 
 _LIMITS = SandboxLimits(memory_mb=1024, disk_mb=512, exec_timeout_s=300)
 
@@ -52,13 +50,7 @@ def _image(client: docker.DockerClient, base: str, mb: float) -> str:
         return tag
     except docker.errors.ImageNotFound:
         pass
-    files = max(20, min(int(mb * 200), 40_000))
-    with tempfile.TemporaryDirectory() as ctx:
-        big_repo(Path(ctx) / "repo", files=files, mb=mb)
-        (Path(ctx) / "Dockerfile").write_text(dockerfile(base))
-        subprocess.run(["docker", "build", "-q", "--network", "none", "-t", tag, ctx], check=True,
-                       capture_output=True, env={"DOCKER_BUILDKIT": "0", "PATH": "/usr/bin:/bin"})
-    return tag
+    return build_big_image(tag, base, files=max(20, min(int(mb * 200), 40_000)), mb=mb)
 
 
 def _tar(files: dict[str, bytes]) -> bytes:

@@ -11,10 +11,10 @@ from typing import Any, Protocol
 
 from evaluator.errors import InfraError
 from evaluator.grading._junit import PASSED, ReportError, parse_junit
-from evaluator.grading._patchfilter import filter_patch, numstat_paths
+from evaluator.grading._patchfilter import filter_patch, git_numstat
 from evaluator.grading._paths import is_protected, patch_paths, unsafe_paths
 from evaluator.grading._spec import GradeSpec
-from evaluator.lock import checkout_base
+from evaluator.lock import GIT, checkout_base
 from evaluator.sandbox import DockerSandboxes, Sandbox
 
 _REPORT_CAP = 20_000_000
@@ -88,28 +88,31 @@ _IDS_MODULE = "_evaluator_ids"
 
 def _grade_in(sb: Sandbox, spec: GradeSpec, patch: bytes, hidden: dict[str, bytes]) -> GradeOutcome:
     gdir = f"/tmp/.grade-{secrets.token_hex(8)}"
-    kept, _dropped = filter_patch(patch, _protection(spec, list(hidden)))
-    sb.put_files({f"{gdir}/patch.diff": kept, f"{gdir}/plugins/{_IDS_MODULE}.py": _IDS_PLUGIN})
-    # The sandbox starts as the image's tree: only a base commit other than HEAD needs a checkout,
-    # and nothing is cleaned, so ignored build artifacts stay as the agent saw them.
-    r = sb.exec(checkout_base(spec.base_commit), workdir=spec.workdir)
+    protected = _protection(spec, list(hidden))
+    kept, _dropped = filter_patch(patch, protected)
+    smuggled = [p for p in git_numstat(kept) if protected(p)]
+    if smuggled:
+        return GradeOutcome(PATCH_REJECTED, detail="git reads the patch as touching protected "
+                            f"paths its headers hide: {smuggled[:5]}")
+    sb.put_files({f"{gdir}/patch.diff": kept, f"{gdir}/plugins/{_IDS_MODULE}.py": _IDS_PLUGIN,
+                  **{f"{gdir}/hidden/{rel}": data for rel, data in hidden.items()}})
+    # The base commit only where HEAD is not it (nothing is cleaned, so ignored build artifacts
+    # stay as the agent saw them), then the patch, then the hidden tests; exit 3 and 4 say which
+    # step failed, before any code of the patch has run.
+    r = sb.exec(
+        f"{checkout_base(spec.base_commit)} || exit 3; "
+        f"if [ -s {gdir}/patch.diff ]; then {GIT} apply --whitespace=nowarn {gdir}/patch.diff "
+        f"|| exit 4; fi; if [ -d {gdir}/hidden ]; then cp -R {gdir}/hidden/. . || exit 5; fi",
+        workdir=spec.workdir)
+    if r.exit_code == 4:
+        return GradeOutcome(PATCH_FAILED, exit_code=r.exit_code, output=r.output,
+                            detail="git apply failed: " + r.output[-2000:])
     if r.exit_code != 0:
         raise InfraError(
-            f"cannot check out base commit {spec.base_commit} in {spec.image}: {r.output[-500:]}; "
-            "is the lock current (`doit lock:<set>`)?"
+            f"cannot check out base commit {spec.base_commit} and lay the hidden tests in "
+            f"{spec.image} (exit {r.exit_code}): {r.output[-500:]}; is the lock current "
+            "(`doit lock:<set>`)?"
         )
-    if kept.strip():
-        r = sb.exec(f"git apply --numstat -z {gdir}/patch.diff > {gdir}/numstat && "
-                    f"git apply --whitespace=nowarn {gdir}/patch.diff", workdir=spec.workdir)
-        if r.exit_code != 0:
-            return GradeOutcome(PATCH_FAILED, exit_code=r.exit_code, output=r.output,
-                                detail="git apply failed: " + r.output[-2000:])
-        touched = numstat_paths(sb.read_file(f"{gdir}/numstat", max_bytes=_LIST_CAP))
-        smuggled = [p for p in touched if _protection(spec, list(hidden))(p)]
-        if smuggled:
-            return GradeOutcome(PATCH_REJECTED, detail="git reads the patch as touching protected "
-                                f"paths its headers hide: {smuggled[:5]}")
-    sb.put_files({f"{spec.workdir}/{rel}": data for rel, data in hidden.items()})
     junit = f"{gdir}/junit.xml"
     ids = (f'PYTEST_ADDOPTS="${{PYTEST_ADDOPTS:+$PYTEST_ADDOPTS }}-p {_IDS_MODULE}" '
            f'PYTHONPATH="${{PYTHONPATH:+$PYTHONPATH:}}{gdir}/plugins"')

@@ -5,13 +5,16 @@ included) and applies only the sections of the patch that do not touch tests, te
 configuration, import hooks or hidden-test paths; so nothing has to be put back afterwards, and
 files that `git clean -x` would have removed stay. The split is checked against what git itself
 reads from the filtered patch (`git apply --numstat`), so a section this parser misses cannot
-slip a protected path through.
+slip a protected path through. git reads it on the harness's side, where nothing of the patch
+can run or answer for it.
 """
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Callable
 
+from evaluator.errors import InfraError
 from evaluator.grading._paths import patch_paths
 
 
@@ -63,3 +66,17 @@ def numstat_paths(output: bytes) -> list[str]:
             paths.extend(f.decode("utf-8", "surrogateescape") for f in fields[i + 1 : i + 3])
             i += 3
     return paths
+
+
+def git_numstat(patch: bytes) -> list[str]:
+    """Every path git would touch applying `patch` (no repository needed to ask)."""
+    if not patch.strip():
+        return []
+    try:
+        r = subprocess.run(["git", "apply", "--numstat", "-z", "-"], input=patch,
+                           capture_output=True, timeout=60, cwd="/")
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise InfraError(f"cannot run git on the harness's machine to read a patch: {exc}; "
+                         "install git") from exc
+    # A patch git cannot parse fails to apply in the sandbox too: that is the grade's outcome.
+    return numstat_paths(r.stdout) if r.returncode == 0 else []

@@ -28,3 +28,9 @@ def test_plain_unified_diffs_are_split_too() -> None:
 def test_numstat_reads_plain_entries_and_renames() -> None:
     out = b"1\t1\tsrc/a.py\x000\t0\t\x00old/t.py\x00tests/t.py\x00"
     assert numstat_paths(out) == ["src/a.py", "old/t.py", "tests/t.py"]
+
+
+def test_git_itself_names_the_paths_of_a_patch() -> None:
+    from evaluator.grading._patchfilter import git_numstat
+
+    assert git_numstat(_TWO) == ["src/a.py", "tests/test_a.py"]
