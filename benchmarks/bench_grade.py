@@ -43,16 +43,6 @@ from tests.repos import BIG_HIDDEN, big_gold, build_big_image  # noqa: E402
 _LIMITS = SandboxLimits(memory_mb=1024, disk_mb=512, exec_timeout_s=300)
 
 
-def _image(client: docker.DockerClient, base: str, mb: float) -> str:
-    tag = f"evaluator-bench/grade:{mb:g}mb"
-    try:
-        client.images.get(tag)
-        return tag
-    except docker.errors.ImageNotFound:
-        pass
-    return build_big_image(tag, base, files=max(20, min(int(mb * 200), 40_000)), mb=mb)
-
-
 def _tar(files: dict[str, bytes]) -> bytes:
     buf = io.BytesIO()
     with tarfile.open(fileobj=buf, mode="w") as tar:
@@ -89,7 +79,8 @@ def main() -> None:
     patch, hidden = big_gold().encode(), {k: v.encode() for k, v in BIG_HIDDEN.items()}
     rows = []
     for mb in args.sizes:
-        image = _image(client, base, mb)
+        image = build_big_image(f"evaluator-bench/grade:{mb:g}mb", base,
+                                files=max(20, min(int(mb * 200), 40_000)), mb=mb)
         sha = DockerPinResolver(client).commit(image, "/testbed", "main")
         spec = GradeSpec(task_set="bench", task_id=f"clamp-{mb:g}", image=image, workdir="/testbed",
                          user="1000:1000", base_commit=sha, test_command=TEST_CMD,

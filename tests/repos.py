@@ -82,7 +82,10 @@ def dockerfile(base_id: str, user: str = "1000:1000", workdir: str = "/testbed")
 
 
 def build_big_image(tag: str, base_id: str, **repo: Any) -> str:
-    """`big_repo(**repo)` in an image tagged `tag`, built as a user would with `docker build`."""
+    """`big_repo(**repo)` in an image tagged `tag`, built as a user would with `docker build`;
+    an image already tagged so is reused."""
+    if subprocess.run(["docker", "image", "inspect", tag], capture_output=True).returncode == 0:
+        return tag
     with tempfile.TemporaryDirectory() as ctx:
         big_repo(Path(ctx) / "repo", **repo)
         (Path(ctx) / "Dockerfile").write_text(dockerfile(base_id))

@@ -24,13 +24,8 @@ BIG_TAG = "evaluator-test/bigrepo"
 def big_image(docker_client: docker.DockerClient, base_image: str) -> str:
     """Built once per engine: tagged by the generator's own hash, so a changed generator
     builds anew and an unchanged one is reused."""
-    tag = f"{BIG_TAG}:{hash_file(str(REPO / 'tests' / 'repos.py'))[:12]}"
-    try:
-        docker_client.images.get(tag)
-        return tag
-    except docker.errors.ImageNotFound:
-        pass
-    return build_big_image(tag, base_image)
+    return build_big_image(f"{BIG_TAG}:{hash_file(str(REPO / 'tests' / 'repos.py'))[:12]}",
+                           base_image)
 
 
 def write_task(set_dir: Path, task_id: str, spec: dict[str, object], *, hidden: dict[str, str],
