@@ -3,11 +3,17 @@
 - `engine`: the storage driver caps a container's own copy-on-write layer (`--storage-opt size=`:
   btrfs with quotas, zfs, overlay2 on xfs with `pquota`). The workdir is the image's own files,
   copy-on-write, so opening a sandbox costs the same whatever the repository's size.
-- `tmpfs`: the driver cannot cap (overlay2 on ext4, Docker's usual default). The root stays
-  read-only and the workdir is copied into a size-capped tmpfs on every open: correct everywhere,
-  but the copy costs time and memory in proportion to the repository.
+- `watch` (the default where the driver cannot cap, e.g. overlay2 on ext4): the workdir is the
+  image's own files, copy-on-write, as in `engine`; no single file may grow past the cap (the
+  kernel's file-size limit, so one huge write stops exactly there), and the harness polls the
+  layer's size every `WATCH_INTERVAL_S` and kills the sandbox once it is past the cap: many
+  files written at once overshoot by at most the disk's speed times that interval.
+- `tmpfs`: the root stays read-only and the workdir is copied into a size-capped tmpfs on every
+  open: a hard cap everywhere, but the copy costs time and memory in proportion to the
+  repository.
 
-`EVAL_SANDBOX_DISK=engine|tmpfs` forces one; `engine` on an engine that cannot cap is an error.
+`EVAL_SANDBOX_DISK=engine|watch|tmpfs` forces one; `engine` on an engine that cannot cap is an
+error.
 """
 
 from __future__ import annotations
@@ -22,7 +28,8 @@ import requests
 
 from evaluator.errors import BadInputError, SandboxError
 
-DiskMode = Literal["engine", "tmpfs"]
+DiskMode = Literal["engine", "watch", "tmpfs"]
+WATCH_INTERVAL_S = 0.5
 ENV = "EVAL_SANDBOX_DISK"
 # Room the engine needs above the image's own size before the first byte is written.
 _PROBE_SIZE = "64G"
@@ -34,8 +41,9 @@ _lock = threading.Lock()
 def disk_mode(client: Any, image_id: str) -> DiskMode:
     """The mode in force for this engine; says which on stderr the first time it is decided."""
     forced = os.environ.get(ENV, "")
-    if forced not in ("", "engine", "tmpfs"):
-        raise BadInputError(f"{ENV}={forced!r} is not a disk mode; use `engine`, `tmpfs` or unset it")
+    if forced not in ("", "engine", "watch", "tmpfs"):
+        raise BadInputError(
+            f"{ENV}={forced!r} is not a disk mode; use `engine`, `watch`, `tmpfs` or unset it")
     info = _info(client)
     engine = str(info.get("ID") or info.get("Name") or "default")
     with _lock:
@@ -48,7 +56,9 @@ def disk_mode(client: Any, image_id: str) -> DiskMode:
             f"{ENV}=engine, but this engine's {driver} storage cannot cap a container's layer; "
             "start dockerd on a btrfs data root (see .ci/docker-up) or unset it"
         )
-    mode: DiskMode = "tmpfs" if forced == "tmpfs" or not can_cap else "engine"
+    mode: DiskMode = (forced or ("engine" if can_cap else "watch"))  # type: ignore[assignment]
+    if mode == "engine" and not can_cap:
+        mode = "watch"
     with _lock:
         first = engine not in _modes
         _modes[engine] = mode
@@ -61,8 +71,12 @@ def describe(mode: DiskMode, driver: str) -> str:
     if mode == "engine":
         return (f"engine ({driver} --storage-opt size=); workdirs are the image's own "
                 "copy-on-write files")
-    return (f"tmpfs copies (the {driver} storage cannot cap a container's layer, or {ENV}=tmpfs); "
-            "each open copies the workdir, so large repositories open slowly: see tasks/README.md")
+    if mode == "watch":
+        return (f"watched (the {driver} storage cannot cap a container's layer): workdirs are the "
+                "image's own copy-on-write files, no file may pass the cap, and a sandbox whose "
+                f"layer passes it is killed within {WATCH_INTERVAL_S:g}s; {ENV}=tmpfs for a hard cap")
+    return (f"tmpfs copies ({ENV}=tmpfs): each open copies the workdir, so large repositories "
+            "open slowly: see tasks/README.md")
 
 
 def layer_size(image_size_bytes: int, disk_mb: int) -> str:

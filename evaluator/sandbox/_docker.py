@@ -22,6 +22,7 @@ import requests
 
 from evaluator.errors import SandboxError
 from evaluator.sandbox._client import sandbox_error
+from evaluator.sandbox._disk import WATCH_INTERVAL_S
 from evaluator.sandbox._removal import remove_later
 from evaluator.sandbox._stream import RawExec, run_exec
 from evaluator.sandbox._types import ExecResult, SandboxLimits
@@ -54,6 +55,7 @@ class DockerSandbox:
         user: str,
         workdir: str,
         on_close: Callable[[DockerSandbox], None],
+        watch_disk: bool = False,
     ) -> None:
         self._client = client
         self._container = container
@@ -67,9 +69,15 @@ class DockerSandbox:
         self._exec_lock = threading.Lock()
         self._closed = False
         self._dead: str | None = None
+        self._dying: str | None = None  # set before the kill, so no new exec starts meanwhile
+        self._expired = False  # killed at its sandbox deadline (not for its disk)
+        self._killed = threading.Event()
         self._watchdog = threading.Timer(limits.sandbox_timeout_s, self._expire)
         self._watchdog.daemon = True
         self._watchdog.start()
+        self._stop_watch = threading.Event()
+        if watch_disk:
+            threading.Thread(target=self._watch_disk, name="sandbox-disk", daemon=True).start()
 
     @property
     def container_id(self) -> str:
@@ -105,7 +113,7 @@ class DockerSandbox:
             exit_code = 137
         elapsed = time.monotonic() - started
         timed_out = (
-            raw.overran or self._dead is not None or (exit_code in (124, 137) and elapsed >= budget)
+            raw.overran or self._expired or (exit_code in (124, 137) and elapsed >= budget)
         )
         out = raw.stdout.value() + raw.stderr.value()
         return ExecResult(
@@ -164,6 +172,7 @@ class DockerSandbox:
                 return
             self._closed = True
         self._watchdog.cancel()
+        self._stop_watch.set()
         try:
             self._container.kill()
         except docker.errors.NotFound:
@@ -237,19 +246,38 @@ class DockerSandbox:
     def _check_usable(self) -> None:
         if self._closed:
             raise SandboxError(f"sandbox {self._container.short_id} is closed")
-        if self._dead is not None:
-            raise SandboxError(f"sandbox {self._container.short_id} is unusable: {self._dead}")
+        if self._dying is not None:
+            self._killed.wait(30)  # whoever sees the reason also sees a dead container
+        reason = self._dead or self._dying
+        if reason is not None:
+            raise SandboxError(f"sandbox {self._container.short_id} is unusable: {reason}")
+
+    def _watch_disk(self) -> None:
+        """Kill the sandbox once its writable layer holds more than disk_mb (watch mode)."""
+        cap = self.limits.disk_mb << 20
+        while not self._stop_watch.wait(WATCH_INTERVAL_S):
+            try:
+                found = self._client.api.containers(all=True, size=True,
+                                                    filters={"id": self.container_id})
+            except _ERRORS:
+                continue  # a busy engine: ask again at the next tick
+            if found and (found[0].get("SizeRw") or 0) > cap:
+                self._kill(f"it wrote more than its disk_mb of {self.limits.disk_mb} MiB")
+                return
 
     def _expire(self) -> None:
+        self._expired = True
         self._kill(f"it reached its sandbox_timeout_s of {self.limits.sandbox_timeout_s:g}s")
 
     def _kill(self, reason: str) -> None:
+        self._dying = reason
         try:
             self._container.kill()
         except _ERRORS:
             pass  # already dead or gone; close() or cleanup_leftovers removes what is left
         # Marked only once killed, so whoever sees the reason also sees a dead container.
         self._dead = reason
+        self._killed.set()
 
 
 def _relative(path: str) -> str:

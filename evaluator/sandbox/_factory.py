@@ -93,7 +93,8 @@ class DockerSandboxes:
         except _ERRORS as e:
             raise sandbox_error(f"creating a sandbox from {image}", e) from e
         sandbox = DockerSandbox(
-            client, container, limits, user=user, workdir=workdir, on_close=_registry.unregister
+            client, container, limits, user=user, workdir=workdir, on_close=_registry.unregister,
+            watch_disk=mode == "watch",
         )
         _registry.register(sandbox)
         try:
@@ -135,6 +136,9 @@ class DockerSandboxes:
 def _disk_options(mode: DiskMode, image_size: int, limits: SandboxLimits) -> dict[str, Any]:
     if mode == "engine":
         return {"read_only": False, "storage_opt": {"size": layer_size(image_size, limits.disk_mb)}}
+    if mode == "watch":
+        cap = limits.disk_mb << 20
+        return {"read_only": False, "ulimits": [docker.types.Ulimit(name="fsize", soft=cap, hard=cap)]}
     return {"read_only": True}
 
 

@@ -7,6 +7,7 @@ import pytest
 
 from evaluator.attempts import extract_patch
 from evaluator.attempts._run import start_tree
+from evaluator.errors import SandboxError
 from evaluator.lock import DockerPinResolver
 from evaluator.sandbox import DockerSandboxes, SandboxLimits
 
@@ -16,13 +17,29 @@ _ROOMY = SandboxLimits(disk_mb=400, memory_mb=2048, exec_timeout_s=300)
 
 
 def test_twenty_gigabytes_of_dd_stop_at_the_cap(sandboxes: DockerSandboxes, big_image: str) -> None:
-    # tmpfs mode copies the 215 MB checkout into the capped workdir, so leave room for it.
+    # EVAL_SANDBOX_DISK=tmpfs copies the 215 MB checkout into the capped workdir: room for it.
     with sandboxes.open(big_image, _ROOMY, purpose="test") as sb:
         r = sb.exec("dd if=/dev/zero of=/testbed/huge bs=1M count=20480", timeout_s=300)
         assert r.exit_code != 0 and not r.timed_out, r.output
-        assert "Disk quota exceeded" in r.output or "No space left on device" in r.output
+        assert any(m in r.output for m in (
+            "Disk quota exceeded", "No space left on device", "File size limit exceeded")), r.output
         size = int(sb.exec("du -sm /testbed/huge | cut -f1").output)
         assert size <= _ROOMY.disk_mb, size
+
+
+def test_many_files_past_the_cap_fail_or_end_the_sandbox(
+    sandboxes: DockerSandboxes, big_image: str
+) -> None:
+    with sandboxes.open(big_image, _ROOMY, purpose="test") as sb:
+        r = sb.exec("for i in $(seq 1 8); do dd if=/dev/zero of=/testbed/p$i bs=1M count=100 "
+                    "|| exit 1; done", timeout_s=120)
+        assert r.exit_code != 0, r.output
+        try:
+            written = int(sb.exec("du -scm /testbed/p* | tail -1 | cut -f1").output)
+        except SandboxError as e:  # watch mode: killed once its layer passed the cap
+            assert "wrote more than its disk_mb" in str(e)
+            return
+    assert written <= _ROOMY.disk_mb
 
 
 def test_every_file_of_the_image_is_in_the_workdir(sandboxes: DockerSandboxes, big_image: str) -> None:
