@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import weakref
 from typing import Any, Literal
 
 import docker.errors
@@ -35,6 +36,8 @@ ENV = "EVAL_SANDBOX_DISK"
 _PROBE_SIZE = "64G"
 
 _modes: dict[str, DiskMode] = {}
+# Weak: a client's id may be reused by a client of another engine once it is gone.
+_by_client: weakref.WeakKeyDictionary[Any, DiskMode] = weakref.WeakKeyDictionary()
 _lock = threading.Lock()
 
 
@@ -44,10 +47,14 @@ def disk_mode(client: Any, image_id: str) -> DiskMode:
     if forced not in ("", "engine", "watch", "tmpfs"):
         raise BadInputError(
             f"{ENV}={forced!r} is not a disk mode; use `engine`, `watch`, `tmpfs` or unset it")
+    with _lock:
+        if client in _by_client:  # opened per sandbox: no engine round trip once decided
+            return _by_client[client]
     info = _info(client)
     engine = str(info.get("ID") or info.get("Name") or "default")
     with _lock:
         if engine in _modes:
+            _by_client[client] = _modes[engine]
             return _modes[engine]
     driver = str(info.get("Driver", "?"))
     can_cap = _can_cap(client, image_id)
@@ -57,11 +64,10 @@ def disk_mode(client: Any, image_id: str) -> DiskMode:
             "start dockerd on a btrfs data root (see .ci/docker-up) or unset it"
         )
     mode: DiskMode = (forced or ("engine" if can_cap else "watch"))  # type: ignore[assignment]
-    if mode == "engine" and not can_cap:
-        mode = "watch"
     with _lock:
         first = engine not in _modes
         _modes[engine] = mode
+        _by_client[client] = mode
     if first:
         print(f"evaluator: sandbox disk cap: {describe(mode, driver)}", file=sys.stderr)
     return mode
