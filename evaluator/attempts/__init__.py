@@ -1,6 +1,8 @@
 """Attempts: one agent on one task for one sample, keyed, run in a sandbox, stored once."""
 
 from evaluator.attempts._config import Concurrency, EvalSpec, load_eval
+from evaluator.attempts._conversation import FORMAT as CONVERSATION_FORMAT
+from evaluator.attempts._conversation import Conversation, thread_messages
 from evaluator.attempts._drive import AgentOutcome, drive_agent
 from evaluator.attempts._key import attempt_key, attempt_material, attempt_price, attempt_seed
 from evaluator.attempts._meter import Meter, MeteredModel, MeteredSandbox
@@ -20,6 +22,8 @@ __all__ = [
     "FAILED",
     "POLICY",
     "AgentOutcome",
+    "CONVERSATION_FORMAT",
+    "Conversation",
     "Meter",
     "MeteredModel",
     "MeteredSandbox",
@@ -46,4 +50,5 @@ __all__ = [
     "load_eval",
     "provenance",
     "run_attempt",
+    "thread_messages",
 ]

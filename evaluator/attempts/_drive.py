@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from evaluator.agents import Agent, AttemptEnd
+from evaluator.attempts._conversation import Conversation
 from evaluator.attempts._host import run_in_child
 from evaluator.attempts._meter import Meter, MeteredModel, MeteredSandbox
 from evaluator.errors import BadInputError, InfraError
@@ -21,17 +22,19 @@ _GRACE_S = 5.0
 
 @dataclass
 class AgentOutcome:
-    """How the attempt ended (`exit_reason` as records show it) and what the meter counted."""
+    """How the attempt ended (`exit_reason` as records show it), what the meter counted, and the
+    conversation that passed through the harness's client."""
 
     exit_reason: str
     detail: str
     meter: Meter
+    conversation: Conversation
 
 
 def drive_agent(agent: Agent, sandbox: Sandbox, model: ModelClient, *, problem_statement: str,
                 workdir: str, seed: int, record_step: Callable[[str, str, dict[str, Any]], None],
-                clock: Callable[[], float] = time.monotonic,
-                grace_s: float = _GRACE_S) -> AgentOutcome:
+                clock: Callable[[], float] = time.monotonic, grace_s: float = _GRACE_S,
+                conversation: Conversation | None = None) -> AgentOutcome:
     """Run the agent's entry point to its end or its limits.
 
     InfraError and BadInputError (model endpoint, Docker, an unpriceable reply) propagate: the
@@ -44,19 +47,21 @@ def drive_agent(agent: Agent, sandbox: Sandbox, model: ModelClient, *, problem_s
                "temperature": agent.spec.sampling.temperature,
                "max_tokens": agent.spec.sampling.max_tokens, "limits": limits.model_dump(),
                "prompts": agent.prompts}
+    metered = MeteredModel(model, meter, conversation)
     ended, _ = run_in_child(agent, MeteredSandbox(sandbox, meter, limits.command_timeout_s),
-                            MeteredModel(model, meter), meter, context=context,
-                            record_step=record_step, grace_s=grace_s)
-    return _outcome(meter, ended)
+                            metered, meter, context=context, record_step=record_step,
+                            grace_s=grace_s)
+    return _outcome(meter, metered.conversation, ended)
 
 
-def _outcome(meter: Meter, exc: BaseException | None) -> AgentOutcome:
+def _outcome(meter: Meter, conversation: Conversation,
+             exc: BaseException | None) -> AgentOutcome:
     if meter.ended is not None:  # the harness's limit is the exit, whatever the agent did next
-        return AgentOutcome(meter.ended.exit_reason, str(meter.ended), meter)
+        return AgentOutcome(meter.ended.exit_reason, str(meter.ended), meter, conversation)
     if exc is None:
-        return AgentOutcome("returned", "", meter)
+        return AgentOutcome("returned", "", meter, conversation)
     if isinstance(exc, AttemptEnd):
-        return AgentOutcome(exc.exit_reason, str(exc), meter)
+        return AgentOutcome(exc.exit_reason, str(exc), meter, conversation)
     if isinstance(exc, (InfraError, BadInputError)):
         raise exc
     # A crash in agent code is not the model's failure, and not a verdict on the agent either.

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from evaluator.agents import AttemptEnd, CostLimit, LimitSpec, StepLimit, WallClockLimit
+from evaluator.attempts._conversation import Conversation
 from evaluator.model import Completion, Message, ModelClient, ModelRequestError, Tool
 from evaluator.sandbox import ExecResult, Sandbox
 
@@ -87,10 +88,13 @@ class Meter:
 
 
 class MeteredModel:
-    """The model as an agent sees it: every call checked against the limits, then counted."""
+    """The model as an agent sees it: every call checked against the limits, then counted, and
+    what was sent and answered kept in the conversation."""
 
-    def __init__(self, inner: ModelClient, meter: Meter) -> None:
+    def __init__(self, inner: ModelClient, meter: Meter,
+                 conversation: Conversation | None = None) -> None:
         self._inner, self._meter = inner, meter
+        self.conversation = conversation if conversation is not None else Conversation()
 
     def complete(
         self,
@@ -110,6 +114,10 @@ class MeteredModel:
                                      max_tokens=max_tokens, tools=tools, tool_choice=tool_choice,
                                      n=n, stream=stream, extra=extra)
         self._meter.account(reply)
+        params = {"seed": seed, "temperature": temperature, "max_tokens": max_tokens,
+                  "tool_choice": tool_choice, "n": n, "stream": stream, "extra": extra}
+        self.conversation.add(messages, tools, reply,
+                              {k: v for k, v in params.items() if v is not None})
         return reply
 
 

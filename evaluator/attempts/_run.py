@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evaluator.agents import Agent
+from evaluator.attempts._conversation import Conversation
 from evaluator.attempts._drive import drive_agent
 from evaluator.attempts._provenance import provenance
 from evaluator.errors import InfraError
@@ -84,7 +85,8 @@ def run_attempt(*, store: Store, sandboxes: DockerSandboxes, model: ModelClient,
                         purpose="attempt") as sb:
         tree = start_tree(sb, task.spec.workdir, pin.base_commit)
         outcome = drive_agent(agent, sb, model, problem_statement=task.problem_statement,
-                              workdir=task.spec.workdir, seed=seed, record_step=traj.record)
+                              workdir=task.spec.workdir, seed=seed, record_step=traj.record,
+                              conversation=Conversation(key, store))
         patch = extract_patch(sb, task.spec.workdir, tree)
     sandbox_s = time.monotonic() - t0
     totals = outcome.meter.totals()
@@ -94,6 +96,8 @@ def run_attempt(*, store: Store, sandboxes: DockerSandboxes, model: ModelClient,
         "subject": agent.name, "patch": store.put_blob(patch), "patch_bytes": len(patch),
         "trajectory": store.put_blob(canonical_json({"key": key, "steps": traj.steps,
                                                      "model_calls": outcome.meter.calls})),
+        "conversation": store.put_blob(outcome.conversation.to_json()),
+        "messages": len(outcome.conversation.thread),
         "actions": [s["action"] for s in traj.steps], "steps": len(traj.steps),
         "exit_reason": outcome.exit_reason, "exit_detail": outcome.detail, "seed": seed,
         "usage": {k: totals[k] for k in ("model_calls", "prompt_tokens", "completion_tokens",
