@@ -4,6 +4,7 @@
     python -m evaluator report --task-set demo                              # render the report
     python -m evaluator serve [--host 127.0.0.1] [--port 8080] [--token T]  # the HTTP API
     python -m evaluator quarantine list|release --set demo [--agent A] ...  # quarantined attempts
+    python -m evaluator export traj --set demo --agent A --task T --out F   # an attempt, exported
 
 A new command is one more function in `_REGISTRARS`: it adds its subparser and sets `run` to a
 function of the parsed arguments that returns the exit code.
@@ -34,7 +35,13 @@ def _quarantine(sub: Any) -> None:
     add_commands(sub)
 
 
-_REGISTRARS: tuple[Callable[[Any], None], ...] = (_reports, _api, _quarantine)
+def _export(sub: Any) -> None:
+    from evaluator.export import add_commands  # formats are added in evaluator/export/_group.py
+
+    add_commands(sub)
+
+
+_REGISTRARS: tuple[Callable[[Any], None], ...] = (_reports, _api, _quarantine, _export)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
