@@ -98,6 +98,7 @@ def main(argv: list[str]) -> int:
         problem_statement=c["problem_statement"], workdir=c["workdir"], seed=c["seed"],
         temperature=c["temperature"], max_tokens=c["max_tokens"],
         limits=LimitSpec.model_validate(c["limits"]), prompts=c["prompts"],
+        settings=c.get("settings") or {},
         record_step=lambda action, observation, extra: harness.call(
             "record_step", action=action, observation=observation, extra=extra))
     try:

@@ -64,6 +64,9 @@ class AgentSpec(StrictModel):
     sampling: SamplingSpec = Field(SamplingSpec(), description="sampling")
     prompts: PromptSpec = Field(description="prompt template files")
     limits: LimitSpec = Field(LimitSpec(), description="limits of one attempt")
+    settings: dict[str, Any] = Field(
+        {}, description="the scaffold's own settings, passed to it as `ctx.settings` as they are "
+        "written (part of the identity)")
     isolation: Literal["namespace", "process"] = Field(
         "namespace", description="namespace: own process under bubblewrap, seeing only its own "
         "code; process: own process, clean environment, but the machine's files readable")
@@ -164,8 +167,9 @@ def load_agent(name: str, root: str | Path = "agents",
         if not path.is_relative_to(adir.resolve()) or not path.is_file():
             raise BadInputError(f"{file}: field 'prompts.{which}': {rel!r} is not a file in {adir}")
         prompts[which] = path.read_text()
-    search = list(sys.path if search_path is None else search_path)
+    # The agent's folder comes first: a scaffold's glue module may live beside its config.
+    search = [str(adir.resolve()), *(sys.path if search_path is None else search_path)]
     module = _entry_module(spec, file, search)
     return Agent(spec=spec, dir=adir, prompts=prompts,
                  code=code_closure([module, *spec.extra_modules], search),
-                 files=_folder_files(adir), environment=environment_identity(search))
+                 files=_folder_files(adir), environment=environment_identity(search[1:]))

@@ -13,7 +13,7 @@ record's usage and cost are what passed through `ctx.model`, not what the agent 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from evaluator.errors import AgentError
@@ -28,7 +28,15 @@ class AttemptEnd(AgentError):
 
 
 class Submitted(AttemptEnd):
+    """The agent is done. `patch`, when given, is its submission as a diff against the task's
+    tree (as mini-swe-agent's SWE-bench runs submit `git diff` output), and is what is graded;
+    without it the working tree's difference from the start is."""
+
     exit_reason = "submitted"
+
+    def __init__(self, message: str = "", *, patch: str | None = None) -> None:
+        super().__init__(message)
+        self.patch = patch
 
 
 class StepLimit(AttemptEnd):
@@ -72,6 +80,7 @@ class AgentContext:
     limits: Any  # evaluator.agents.LimitSpec
     prompts: dict[str, str]
     record_step: Callable[[str, str, dict[str, Any]], None]  # (action, observation, extra)
+    settings: dict[str, Any] = field(default_factory=dict)  # agent.yaml `settings`, as written
 
 
 class AgentFn(Protocol):

@@ -65,7 +65,10 @@ def unb64(text: str) -> bytes:
 
 def error_to_wire(exc: BaseException) -> dict[str, Any]:
     if isinstance(exc, AttemptEnd):
-        return {"kind": "end", "exit_reason": exc.exit_reason, "message": str(exc)}
+        out = {"kind": "end", "exit_reason": exc.exit_reason, "message": str(exc)}
+        if isinstance(exc, Submitted) and exc.patch is not None:
+            out["patch"] = exc.patch
+        return out
     kind = ("infra" if isinstance(exc, InfraError) else "bad_input"
             if isinstance(exc, BadInputError) else "not_found"
             if isinstance(exc, FileNotFoundError) else "value")
@@ -76,6 +79,9 @@ def error_from_wire(error: dict[str, Any]) -> Exception:
     message = str(error.get("message", ""))
     kind = error.get("kind")
     if kind == "end":
+        patch = error.get("patch")
+        if error.get("exit_reason") == Submitted.exit_reason and isinstance(patch, str):
+            return Submitted(message, patch=patch)
         return ENDS.get(str(error.get("exit_reason")), AttemptEnd)(message)
     return {"infra": InfraError, "bad_input": BadInputError,
             "not_found": FileNotFoundError}.get(str(kind), ValueError)(message)

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from evaluator.agents import Agent, AttemptEnd
+from evaluator.agents import Agent, AttemptEnd, Submitted
 from evaluator.attempts._conversation import Conversation
 from evaluator.attempts._host import run_in_child
 from evaluator.attempts._meter import Meter, MeteredModel, MeteredSandbox
@@ -29,6 +29,7 @@ class AgentOutcome:
     detail: str
     meter: Meter
     conversation: Conversation
+    submission: str | None = None  # the patch the agent submitted, when it gave one
 
 
 def drive_agent(agent: Agent, sandbox: Sandbox, model: ModelClient, *, problem_statement: str,
@@ -46,7 +47,7 @@ def drive_agent(agent: Agent, sandbox: Sandbox, model: ModelClient, *, problem_s
     context = {"problem_statement": problem_statement, "workdir": workdir, "seed": seed,
                "temperature": agent.spec.sampling.temperature,
                "max_tokens": agent.spec.sampling.max_tokens, "limits": limits.model_dump(),
-               "prompts": agent.prompts}
+               "prompts": agent.prompts, "settings": agent.spec.settings}
     metered = MeteredModel(model, meter, conversation)
     ended, _ = run_in_child(agent, MeteredSandbox(sandbox, meter, limits.command_timeout_s),
                             metered, meter, context=context, record_step=record_step,
@@ -61,7 +62,8 @@ def _outcome(meter: Meter, conversation: Conversation,
     if exc is None:
         return AgentOutcome("returned", "", meter, conversation)
     if isinstance(exc, AttemptEnd):
-        return AgentOutcome(exc.exit_reason, str(exc), meter, conversation)
+        patch = exc.patch if isinstance(exc, Submitted) else None
+        return AgentOutcome(exc.exit_reason, str(exc), meter, conversation, patch)
     if isinstance(exc, (InfraError, BadInputError)):
         raise exc
     # A crash in agent code is not the model's failure, and not a verdict on the agent either.

@@ -70,6 +70,14 @@ def extract_patch(sb: Sandbox, workdir: str, tree: str) -> bytes:
     return sb.read_file(out, max_bytes=_PATCH_CAP)
 
 
+def _submitted(text: str) -> bytes:
+    """The patch an agent submitted, as the grader applies it; one over the cap is nothing."""
+    data = text.encode("utf-8", "surrogateescape")
+    if len(data) > _PATCH_CAP:
+        return b""
+    return data if not data or data.endswith(b"\n") else data + b"\n"
+
+
 def run_attempt(*, store: Store, sandboxes: DockerSandboxes, model: ModelClient, agent: Agent,
                 task: Task, pin: TaskPin, limits: SandboxLimits, key: str, seed: int,
                 sandbox_usd_per_hour: float = 0.0) -> dict[str, Any]:
@@ -87,13 +95,17 @@ def run_attempt(*, store: Store, sandboxes: DockerSandboxes, model: ModelClient,
         outcome = drive_agent(agent, sb, model, problem_statement=task.problem_statement,
                               workdir=task.spec.workdir, seed=seed, record_step=traj.record,
                               conversation=Conversation(key, store))
-        patch = extract_patch(sb, task.spec.workdir, tree)
+        if outcome.submission is None:
+            patch, source = extract_patch(sb, task.spec.workdir, tree), "tree"
+        else:
+            patch, source = _submitted(outcome.submission), "submission"
     sandbox_s = time.monotonic() - t0
     totals = outcome.meter.totals()
     model_usd = totals["model_usd"]  # None: unpriced, unknown rather than free
     sandbox_usd = sandbox_s / 3600 * sandbox_usd_per_hour
     return {
         "subject": agent.name, "patch": store.put_blob(patch), "patch_bytes": len(patch),
+        "patch_source": source,
         "trajectory": store.put_blob(canonical_json({"key": key, "steps": traj.steps,
                                                      "model_calls": outcome.meter.calls})),
         "conversation": store.put_blob(outcome.conversation.to_json()),
