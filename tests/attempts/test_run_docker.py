@@ -2,16 +2,19 @@
 
 import json
 import logging
+import shutil
 from pathlib import Path
 
 import pytest
+import yaml
 
 from evaluator.agents import load_agent
-from evaluator.attempts import run_attempt
+from evaluator.attempts import run_attempt, thread_messages
 from evaluator.lock import TaskPin
 from evaluator.model import ScriptedModel
 from evaluator.store import Store
 from evaluator.taskset import load_task_set
+from tests.attempts.test_conversation import call
 from tests.helpers import make_set
 
 pytestmark = pytest.mark.docker
@@ -66,6 +69,31 @@ def test_patch_is_the_diff_against_base_without_caches(attempt_env, sandboxes, s
     ])
     patch = attempt_env[0].get_blob(rec["patch"]).decode()
     assert "+    return a + b" in patch and "__pycache__" not in patch
+    conversation = json.loads(attempt_env[0].get_blob(rec["conversation"]))
+    assert [m["role"] for m in thread_messages(conversation)] == [
+        "system", "user", "assistant", "user", "assistant"] and rec["messages"] == 5
+    assert rec["patch_source"] == "tree"
+
+
+def test_a_submitted_patch_is_what_is_graded_not_the_tree(attempt_env, sandboxes, spec,
+                                                          tmp_path) -> None:
+    store, task, pin = attempt_env
+    submit = "echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT && cat /tmp/fix.patch"
+    script = [call(f"c{i}", cmd) for i, cmd in enumerate([
+        "sed -i 's/a - b/a + b/' calc/ops.py && echo '# mine' >> tests/test_visible.py",
+        "git diff -- calc > /tmp/fix.patch", submit])]
+    adir = tmp_path / "agents" / "mini-swe-agent"
+    shutil.copytree(REPO / "agents" / "mini-swe-agent", adir)
+    config = yaml.safe_load((adir / "agent.yaml").read_text())
+    config["settings"]["submission"] = "output"
+    (adir / "agent.yaml").write_text(yaml.safe_dump(config))
+    rec = run_attempt(store=store, sandboxes=sandboxes,
+                      model=ScriptedModel(script), agent=load_agent("mini-swe-agent", adir.parent),
+                      task=task, pin=pin, limits=spec.limits, key="cd" * 32, seed=1)
+    patch = store.get_blob(rec["patch"]).decode()
+    assert rec["patch_source"] == "submission" and rec["exit_reason"] == "submitted"
+    assert patch.startswith("diff --git a/calc/ops.py") and "+    return a + b" in patch
+    assert "tests/test_visible.py" not in patch  # in the tree, but not in what it submitted
 
 
 def test_step_limit_is_a_named_exit(attempt_env, sandboxes, spec) -> None:
