@@ -41,7 +41,13 @@ def _export(sub: Any) -> None:
     add_commands(sub)
 
 
-_REGISTRARS: tuple[Callable[[Any], None], ...] = (_reports, _api, _quarantine, _export)
+def _swebench(sub: Any) -> None:
+    from evaluator.swebench import add_commands  # `import swebench`, `predictions grade`
+
+    add_commands(sub)
+
+
+_REGISTRARS: tuple[Callable[[Any], None], ...] = (_reports, _api, _quarantine, _export, _swebench)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
