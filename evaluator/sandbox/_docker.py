@@ -243,6 +243,23 @@ class DockerSandbox:
             self._check_usable()
         return remaining
 
+    def restart_clock(self, limits: SandboxLimits) -> None:
+        """Count the deadline from now under `limits` (the same caps, a timeout no longer than
+        the one it was opened with, less the time it has lived): a warm pool opens sandboxes
+        ahead of their use, and the use must get exactly the lifetime a fresh one would."""
+        lived = time.monotonic() - (self._deadline - self.limits.sandbox_timeout_s)
+        if limits.sandbox_timeout_s > self.limits.sandbox_timeout_s - lived:
+            raise ValueError(f"a sandbox that lived {lived:.1f}s of its "
+                             f"{self.limits.sandbox_timeout_s:g}s cannot restart at "
+                             f"{limits.sandbox_timeout_s:g}s")
+        self._check_usable()
+        self._watchdog.cancel()
+        self.limits = limits
+        self._deadline = time.monotonic() + limits.sandbox_timeout_s
+        self._watchdog = threading.Timer(limits.sandbox_timeout_s, self._expire)
+        self._watchdog.daemon = True
+        self._watchdog.start()
+
     def _check_usable(self) -> None:
         if self._closed:
             raise SandboxError(f"sandbox {self._container.short_id} is closed")
