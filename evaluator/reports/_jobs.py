@@ -12,6 +12,7 @@ from doit.exceptions import TaskFailed
 
 from evaluator.errors import BadInputError, EvalError
 from evaluator.reports._api import env_kwargs, render_report
+from evaluator.reports._site import render_site
 from evaluator.reports._sources import Sources
 from evaluator.reports._text import family_line, format_comparison, format_leaderboard
 
@@ -56,9 +57,12 @@ def _report_action(name: str) -> TaskFailed | None:
     try:
         summary, paths = render_report(name, out_root=sources.out_root, **env_kwargs(sources),
                                        decision=decision_from_env())
+        site = render_site(name, out_root=sources.out_root, summary=summary,
+                           forest_png=paths["forest.png"].read_bytes(), **env_kwargs(sources))
     except EvalError as exc:
         return TaskFailed(f"report of {name!r} refused: {exc}")
     print(console_text(summary, paths["index.html"]))
+    print(f"site: {site}")
     return None
 
 

@@ -1,0 +1,50 @@
+"""The browsable site of a report (evaluator.viewer), from the same rows the report counts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from evaluator.reports import _plots
+from evaluator.reports._collect import collect
+from evaluator.reports._inputs import open_inputs
+from evaluator.reports._sources import PathLike, Sources
+from evaluator.reports._summary import build_summary
+from evaluator.store import Store
+from evaluator.viewer import RunData, Site, TaskInfo
+
+SITE_DIR = "site"
+
+
+def report_site(task_set: str, *, summary: dict[str, Any] | None = None,
+                store: Store | PathLike | None = None, tasks_root: PathLike = "tasks",
+                lock_dir: PathLike = "lock", evals_root: PathLike = "evals",
+                agents_root: PathLike = "agents", forest_png: bytes | None = None) -> Site:
+    """The site of `task_set`; with `summary` (the report's own) its numbers are reused as they
+    are, else they are computed without recording a look at any comparison. `forest_png`: the
+    report's plot, when it has just been drawn."""
+    sources = Sources.of(store=store, tasks_root=tasks_root, lock_dir=lock_dir,
+                         evals_root=evals_root, agents_root=agents_root)
+    inputs = open_inputs(task_set, sources)
+    collected = collect(inputs)
+    if summary is None:
+        summary = build_summary(inputs, collected, record_looks=False)
+    tasks = {t.id: TaskInfo(task_id=t.id, problem=t.problem_statement,
+                            fail_to_pass=tuple(t.spec.fail_to_pass),
+                            pass_to_pass=tuple(t.spec.pass_to_pass),
+                            verdict=inputs.gate.get(t.id, {"verdict": "incomplete"}))
+             for t in inputs.task_set.tasks}
+    assets = {}
+    if summary["comparisons"]:
+        assets["forest.png"] = forest_png or _plots.forest_plot(summary["comparisons"])
+    data = RunData(task_set=task_set, summary=summary, cells=collected.cells, tasks=tasks,
+                   assets=assets)
+    return Site(data, inputs.store)
+
+
+def render_site(task_set: str, *, out_root: PathLike = "reports/out",
+                summary: dict[str, Any] | None = None, forest_png: bytes | None = None,
+                **sources: Any) -> Path:
+    """Write the site under `out_root/<set>/site/`; returns its index page."""
+    site = report_site(task_set, summary=summary, forest_png=forest_png, **sources)
+    return site.write(Path(out_root) / task_set / SITE_DIR)

@@ -1,0 +1,61 @@
+"""What the viewer renders from: the run as the report counted it, and the store behind it.
+
+The viewer reads no task set, lock or eval config itself: whoever builds a `RunData` (the
+reports package, from the same rows its numbers come from) decides which records count, so the
+pages and the report never disagree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+class Records(Protocol):
+    """The part of `evaluator.store.Store` the pages read."""
+
+    def get(self, kind: str, key: str) -> dict[str, Any] | None: ...
+
+    def local_blob(self, digest: str) -> bytes | None: ...
+
+    def errors(self, kind: str, key: str) -> list[dict[str, Any]]: ...
+
+
+@dataclass(frozen=True)
+class TaskInfo:
+    """One task of the set: what the agent was asked and which tests decide it."""
+
+    task_id: str
+    problem: str
+    fail_to_pass: tuple[str, ...]
+    pass_to_pass: tuple[str, ...]
+    verdict: Mapping[str, Any]  # the gold gate's verdict record (or its "incomplete" stand-in)
+
+    @property
+    def required(self) -> tuple[str, ...]:
+        return (*self.fail_to_pass, *self.pass_to_pass)
+
+
+@dataclass(frozen=True)
+class RunData:
+    """A task set's run: the report's summary, one row per planned attempt, the tasks."""
+
+    task_set: str
+    summary: Mapping[str, Any]  # the report's summary dict (what summary.json holds)
+    cells: Sequence[Mapping[str, Any]]  # the report's rows: agent, task_id, sample_idx, status..
+    tasks: Mapping[str, TaskInfo]
+    assets: Mapping[str, bytes] = field(default_factory=dict)  # e.g. forest.png, copied as is
+
+    def cell(self, attempt_key: str) -> Mapping[str, Any] | None:
+        return next((c for c in self.cells if c["attempt"] == attempt_key), None)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How much of a long text a page shows before it links to the whole file."""
+
+    observation_chars: int = 2_000  # per step; head and tail are shown
+    output_chars: int = 20_000  # a test run's output
+    patch_chars: int = 300_000  # the final diff
+    message_chars: int = 4_000  # one message of the conversation

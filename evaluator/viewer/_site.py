@@ -1,0 +1,129 @@
+"""The site: every page by its path, rendered on demand (the API) or all written out (doit).
+
+Paths are relative and the same in both, so a page links alike from disk and under `/ui/`:
+
+    index.html  grid.html  style.css  <assets>
+    attempts/<key>.html    attempts/<key>/<file>     (step-N.txt, patch.diff, test-output.txt, ..)
+    tasks/<id>.html        tasks/<id>/<file>         (gold-N.txt, empty-N.txt)
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+from pathlib import Path
+
+from evaluator.viewer._attempt import attempt_view
+from evaluator.viewer._data import Limits, Records, RunData
+from evaluator.viewer._render import TEMPLATES, render
+from evaluator.viewer._task import task_view
+
+_ATTEMPT = re.compile(r"^attempts/([0-9a-f]{8,128})\.html$")
+_ATTEMPT_FILE = re.compile(r"^attempts/([0-9a-f]{8,128})/([a-z0-9._-]{1,64})$")
+_TASK = re.compile(r"^tasks/([a-z0-9][a-z0-9._-]*)\.html$")
+_TASK_FILE = re.compile(r"^tasks/([a-z0-9][a-z0-9._-]*)/([a-z0-9._-]{1,64})$")
+TYPES = {".html": "text/html; charset=utf-8", ".css": "text/css; charset=utf-8",
+         ".png": "image/png", ".json": "application/json; charset=utf-8",
+         ".txt": "text/plain; charset=utf-8", ".diff": "text/plain; charset=utf-8"}
+
+
+def content_type(path: str) -> str:
+    return TYPES.get(os.path.splitext(path)[1], "application/octet-stream")
+
+
+class Site:
+    """The pages of one run over one store."""
+
+    def __init__(self, data: RunData, records: Records, limits: Limits | None = None) -> None:
+        self.data, self.records, self.limits = data, records, limits or Limits()
+
+    def page(self, path: str) -> bytes | None:
+        """The bytes at `path`, or None when the site has no such path."""
+        if path in ("", "index.html"):
+            return render("index.html.j2", **self._common(0), s=self.data.summary,
+                          tasks=self.data.tasks, assets=self.data.assets)
+        if path == "grid.html":
+            return render("grid.html.j2", **self._common(0), grid=self._grid())
+        if path == "style.css":
+            return (TEMPLATES / "style.css").read_bytes()
+        if path in self.data.assets:
+            return self.data.assets[path]
+        if m := _ATTEMPT.match(path):
+            view = attempt_view(self.data, self.records, m[1], self.limits)
+            return None if view is None else render("attempt.html.j2", **self._common(1),
+                                                    **view.context)
+        if m := _TASK.match(path):
+            got = task_view(self.data, self.records, m[1], self.limits)
+            return None if got is None else render("task.html.j2", **self._common(1), **got[0])
+        if m := _ATTEMPT_FILE.match(path):
+            view = attempt_view(self.data, self.records, m[1], self.limits)
+            return self._blob(view.files.get(m[2]) if view else None)
+        if m := _TASK_FILE.match(path):
+            got = task_view(self.data, self.records, m[1], self.limits)
+            return self._blob(got[1].get(m[2]) if got else None)
+        return None
+
+    def write(self, out_dir: Path) -> Path:
+        """Write every page and the files they link into `out_dir` (replaced as a whole, so a
+        reader never sees half a site); returns the index page's path."""
+        out_dir.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(dir=out_dir.parent, prefix=f".{out_dir.name}."))
+        try:
+            self._write_into(tmp)
+            os.chmod(tmp, 0o755)  # mkdtemp's 0700 would hide the site from a web server
+            old = None
+            if out_dir.exists():
+                old = out_dir.with_name(f".{out_dir.name}.old-{os.getpid()}")
+                os.rename(out_dir, old)
+            os.rename(tmp, out_dir)
+            if old is not None:
+                shutil.rmtree(old, ignore_errors=True)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        return out_dir / "index.html"
+
+    def _write_into(self, root: Path) -> None:
+        pages = ["index.html", "grid.html", "style.css", *self.data.assets]
+        for path in pages:
+            _put(root / path, self.page(path) or b"")
+        for cell in self.data.cells:
+            key = str(cell["attempt"])
+            view = attempt_view(self.data, self.records, key, self.limits)
+            if view is None:
+                continue
+            _put(root / f"attempts/{key}.html",
+                 render("attempt.html.j2", **self._common(1), **view.context))
+            for name, digest in view.files.items():
+                _put(root / f"attempts/{key}/{name}", self._blob(digest) or b"")
+        for task_id in self.data.tasks:
+            got = task_view(self.data, self.records, task_id, self.limits)
+            if got is None:
+                continue
+            _put(root / f"tasks/{task_id}.html", render("task.html.j2", **self._common(1), **got[0]))
+            for name, digest in got[1].items():
+                _put(root / f"tasks/{task_id}/{name}", self._blob(digest) or b"")
+
+    def _common(self, depth: int) -> dict[str, object]:
+        return {"root": "../" * depth, "task_set": self.data.task_set,
+                "simulated": bool(self.data.summary.get("simulated"))}
+
+    def _grid(self) -> dict[str, object]:
+        agents = [str(r["agent"]) for r in self.data.summary.get("leaderboard", [])]
+        agents += sorted({str(c["agent"]) for c in self.data.cells} - set(agents))
+        tasks = sorted(self.data.tasks)
+        cells: dict[tuple[str, str], list[object]] = {}
+        for c in sorted(self.data.cells, key=lambda c: c["sample_idx"]):
+            cells.setdefault((str(c["agent"]), str(c["task_id"])), []).append(c)
+        valid = {t for t, info in self.data.tasks.items() if info.verdict.get("verdict") == "valid"}
+        return {"agents": agents, "tasks": tasks, "cells": cells, "valid": valid}
+
+    def _blob(self, digest: str | None) -> bytes | None:
+        return None if digest is None else self.records.local_blob(digest)
+
+
+def _put(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
