@@ -8,7 +8,9 @@ to the harness, which runs it through its meter and answers (see `_wire`).
 
 from __future__ import annotations
 
+import math
 import os
+import resource
 import sys
 import traceback
 from collections.abc import Mapping, Sequence
@@ -86,6 +88,16 @@ class RemoteModel:
             n=n, stream=stream, extra=dict(extra) if extra else None))
 
 
+def cap_resources(limits: LimitSpec) -> None:
+    """The process's own CPU and memory caps, set before any agent code runs. Hard limits: the
+    agent cannot raise them again (and under bubblewrap it holds no capability to)."""
+    memory = limits.agent_memory_mb << 20
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    cpu = math.ceil(limits.agent_cpu_s or limits.wall_clock_s)
+    # SIGXCPU at the soft limit; SIGKILL a second later for an agent that ignores it.
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+
+
 def main(argv: list[str]) -> int:
     inbox, outbox = os.fdopen(int(argv[0]), "rb"), os.fdopen(int(argv[1]), "wb")
     harness = _Harness(inbox, outbox)
@@ -93,11 +105,13 @@ def main(argv: list[str]) -> int:
     if start is None:
         return 2
     c = start["context"]
+    limits = LimitSpec.model_validate(c["limits"])
+    cap_resources(limits)
     ctx = AgentContext(
         sandbox=RemoteSandbox(harness), model=RemoteModel(harness),
         problem_statement=c["problem_statement"], workdir=c["workdir"], seed=c["seed"],
         temperature=c["temperature"], max_tokens=c["max_tokens"],
-        limits=LimitSpec.model_validate(c["limits"]), prompts=c["prompts"],
+        limits=limits, prompts=c["prompts"],
         settings=c.get("settings") or {},
         record_step=lambda action, observation, extra: harness.call(
             "record_step", action=action, observation=observation, extra=extra))

@@ -50,6 +50,12 @@ class LimitSpec(StrictModel):
     max_format_errors: int = Field(3, ge=1, description="replies without one command tolerated")
     output_head_chars: int = Field(4000, ge=100, description="output kept from the start")
     output_tail_chars: int = Field(4000, ge=100, description="output kept from the end")
+    agent_memory_mb: int = Field(
+        2048, ge=256, description="address space of the scaffold's own process (RLIMIT_AS); "
+        "past it allocations fail and the attempt ends as memory_limit")
+    agent_cpu_s: float | None = Field(
+        None, gt=0, description="CPU seconds of the scaffold's own process (RLIMIT_CPU; default: "
+        "the wall-clock limit); past it the process is killed and the attempt ends as cpu_limit")
 
 
 class AgentSpec(StrictModel):

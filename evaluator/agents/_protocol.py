@@ -55,6 +55,18 @@ class FormatErrors(AttemptEnd):
     exit_reason = "format_errors"
 
 
+class CpuLimit(AttemptEnd):
+    """The scaffold's own process used its CPU seconds (`limits.agent_cpu_s`)."""
+
+    exit_reason = "cpu_limit"
+
+
+class MemoryLimit(AttemptEnd):
+    """The scaffold's own process ran out of its address space (`limits.agent_memory_mb`)."""
+
+    exit_reason = "memory_limit"
+
+
 class AgentSandbox(Protocol):
     """The sandbox as an agent may use it: commands and files, never its lifetime."""
 

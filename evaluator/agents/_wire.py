@@ -16,7 +16,9 @@ from typing import IO, Any
 from evaluator.agents._protocol import (
     AttemptEnd,
     CostLimit,
+    CpuLimit,
     FormatErrors,
+    MemoryLimit,
     StepLimit,
     Submitted,
     WallClockLimit,
@@ -27,7 +29,8 @@ from evaluator.sandbox import ExecResult
 
 MAX_LINE = 64 << 20  # one message; a bigger one is a broken or hostile peer
 ENDS: dict[str, type[AttemptEnd]] = {c.exit_reason: c for c in (
-    AttemptEnd, Submitted, StepLimit, WallClockLimit, CostLimit, FormatErrors)}
+    AttemptEnd, Submitted, StepLimit, WallClockLimit, CostLimit, FormatErrors, CpuLimit,
+    MemoryLimit)}
 
 
 class ChannelError(InfraError):

@@ -15,11 +15,12 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-from evaluator.agents import Agent, AttemptEnd, WallClockLimit, wire
+from evaluator.agents import Agent, AttemptEnd, CpuLimit, MemoryLimit, WallClockLimit, wire
 from evaluator.attempts._isolation import child_env, code_roots, command
 from evaluator.attempts._meter import Meter, MeteredModel, MeteredSandbox
 from evaluator.errors import BadInputError, InfraError
@@ -100,11 +101,12 @@ def run_in_child(agent: Agent, sandbox: MeteredSandbox, model: MeteredModel, met
             except (BrokenPipeError, wire.ChannelError) as exc:
                 ended = AgentCrashError(f"agent process channel failed: {exc}")
             finally:
-                _stop(process)
+                cpu_s = _stop(process)
         log.seek(0)
         tail = log.read().decode("utf-8", "replace")[-_LOG_TAIL:]
     if session.fatal is not None:
         return session.fatal, tail
+    ended = _resource_end(ended, process.returncode, cpu_s, tail, agent, meter)
     if isinstance(ended, AgentCrashError) and tail.strip():
         ended = AgentCrashError(f"{ended}\nagent process output (tail):\n{tail[-1500:]}")
     return ended, tail
@@ -134,16 +136,42 @@ def _serve(session: _Session, inbox: IO[bytes], outbox: IO[bytes], meter: Meter,
             wire.send(outbox, session.answer(request))
 
 
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    try:
-        process.wait(timeout=2)
-    except subprocess.TimeoutExpired:
-        pass
+def _resource_end(ended: BaseException | None, returncode: int | None, cpu_s: float, tail: str,
+                  agent: Agent, meter: Meter) -> BaseException | None:
+    """A crash that is the process's CPU or memory cap (set in `_child`) is the agent's end,
+    named, not an infrastructure failure."""
+    if not isinstance(ended, AgentCrashError):
+        return ended
+    limits = agent.spec.limits
+    cpu_limit = limits.agent_cpu_s or limits.wall_clock_s
+    by_signal = returncode is not None and (returncode < 0 or returncode > 128)
+    if returncode in (-signal.SIGXCPU, 128 + signal.SIGXCPU) or (by_signal and
+                                                                 cpu_s >= cpu_limit):
+        return meter.end(CpuLimit(f"the agent's process used {cpu_s:.1f} CPU seconds, its limit "
+                                  f"is {cpu_limit:g} (limits.agent_cpu_s); killed"))
+    if "MemoryError" in str(ended) or "MemoryError" in tail:
+        return meter.end(MemoryLimit(f"the agent's process ran out of its "
+                                     f"{limits.agent_memory_mb} MB (limits.agent_memory_mb)"))
+    return ended
+
+
+def _stop(process: subprocess.Popen[bytes]) -> float:
+    """End the process and its group; the CPU seconds it and its reaped descendants used."""
+    deadline, status, usage = time.monotonic() + 2, None, None
+    while status is None and time.monotonic() < deadline:
+        pid, st, ru = os.wait4(process.pid, os.WNOHANG)
+        if pid:
+            status, usage = st, ru
+        else:
+            time.sleep(0.01)
     try:
         os.killpg(process.pid, signal.SIGKILL)  # anything it started goes with it
     except ProcessLookupError:
         pass
-    process.wait()
+    if status is None:
+        _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    return usage.ru_utime + usage.ru_stime if usage is not None else 0.0
 
 
 __all__ = ["AgentCrashError", "run_in_child"]

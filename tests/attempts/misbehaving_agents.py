@@ -64,3 +64,27 @@ def snoops(ctx: AgentContext) -> None:
     found.append(_try("harness environ", lambda: Path(
         f"/proc/{targets['harness_pid']}/environ").read_bytes()))
     ctx.record_step("snoop", "\n".join(found), {})
+
+
+def burns_cpu(ctx: AgentContext) -> None:
+    while True:  # never asks the harness for anything: only its CPU cap ends it early
+        pass
+
+
+def ignores_sigxcpu(ctx: AgentContext) -> None:
+    import signal
+
+    signal.signal(signal.SIGXCPU, signal.SIG_IGN)
+    burns_cpu(ctx)
+
+
+def hoards_memory(ctx: AgentContext) -> None:
+    import resource
+
+    try:  # raising its own cap back is refused
+        resource.setrlimit(resource.RLIMIT_AS, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+    except (ValueError, OSError):
+        pass
+    hoard = []
+    while True:
+        hoard.append(bytearray(64 << 20))
