@@ -35,6 +35,7 @@ from evaluator.api._runplan import (
 )
 from evaluator.api._settings import TOKEN_ENV, Settings
 from evaluator.api._supervisor import Supervisor
+from evaluator.api._ui import router as _ui_router
 from evaluator.api._views import run_view
 from evaluator.errors import BadInputError, InfraError, StaleLockError
 from evaluator.store import Store
@@ -221,6 +222,7 @@ def create_app(settings: Settings | None = None, *, supervise: bool = True) -> F
     app.state.settings, app.state.db = resolved, db
     app.state.supervisor = Supervisor(resolved, db)
     app.include_router(_router)
+    app.include_router(_ui_router)  # the viewer's pages under /ui/<set>/
     app.middleware("http")(_auth_first)
     for kind in (*(k for k, _ in _STATUS), sqlite3.OperationalError):
         app.add_exception_handler(kind, _on_eval_error)
