@@ -19,7 +19,13 @@ def _traj(sub: Any) -> None:
     add_command(sub)
 
 
-EXPORTERS: tuple[Callable[[Any], None], ...] = (_traj,)
+def _mlflow(sub: Any) -> None:
+    from evaluator.tracking import add_command
+
+    add_command(sub)
+
+
+EXPORTERS: tuple[Callable[[Any], None], ...] = (_traj, _mlflow)
 
 
 def add_commands(sub: Any) -> None:
