@@ -74,15 +74,35 @@ def store() -> Store:
     return _cached("store", Store)
 
 
+def sandbox_limit() -> int:
+    """`$EVAL_SANDBOXES` (sandboxes at once for gold grades on this machine), else 4."""
+    return int(os.environ.get("EVAL_SANDBOXES", "4"))
+
+
 def sandbox_slots() -> Slots:
-    limit = int(os.environ.get("EVAL_SANDBOXES", "4"))
-    return _cached("slots", lambda: Slots(store().root / "locks", limit))
+    return _cached("slots", lambda: Slots(store().root / "locks", sandbox_limit()))
 
 
 def sandboxes() -> Any:
     from evaluator.sandbox import DockerSandboxes
 
     return _cached("sandboxes", DockerSandboxes)
+
+
+def executor(limit: int) -> Any:
+    """This process's executor (`$EVAL_EXECUTOR`); the local one bounds sandboxes at `limit`
+    across the processes sharing the store, and model requests per endpoint likewise."""
+    from evaluator.executor import LocalExecutor, executor_from_env
+
+    def local() -> LocalExecutor:
+        def model_limiter(spec: Any) -> Any:
+            return Slots(store().root / "locks", spec.max_in_flight,
+                         f"model-{spec.endpoint_key}").acquire
+
+        return LocalExecutor(sandboxes(), Slots(store().root / "locks", limit).acquire,
+                             model_limiter)
+
+    return _cached(f"executor-{limit}", lambda: executor_from_env(local))
 
 
 def docker() -> Any:

@@ -20,13 +20,11 @@ from evaluator.attempts import (
     load_eval,
     plan_eval,
     quarantined,
-    run_attempt,
 )
 from evaluator.errors import BadInputError, EvalError, InfraError
-from evaluator.hashing import hash_bytes
+from evaluator.executor import WorkLost
 from evaluator.pipeline import _context as ctx
 from evaluator.pipeline._budget import Budget
-from evaluator.pipeline._slots import Slots
 
 _SIM_ENV = "EVAL_SIMULATED_URL"
 _INVOCATION_ENV = "EVAL_INVOCATION"
@@ -87,7 +85,10 @@ def _budget(plan: EvalPlan) -> Budget:
 
 
 def _model(plan: EvalPlan, agent_name: str) -> Any:
-    from evaluator.model import OpenAIClient, Prices
+    """How to reach the agent's model; each executor bounds requests per endpoint (one flock
+    set per store locally, one semaphore per cluster on Ray)."""
+    from evaluator.executor import ModelSpec
+    from evaluator.model import Prices
 
     agent = plan.agents[agent_name]
     m = agent.spec.model
@@ -95,12 +96,8 @@ def _model(plan: EvalPlan, agent_name: str) -> Any:
     if not url:
         raise InfraError("no simulated endpoint is running for this process")
     prices = Prices.load(evals_root() / plan.spec.prices) if plan.spec.prices else Prices()
-    # One bound per endpoint, shared by every worker process on this store.
-    endpoint = hash_bytes(url.encode())[:12]
-    slots = Slots(ctx.store().root / "locks", plan.spec.concurrency.model_requests, f"model-{endpoint}")
-    return OpenAIClient(url, m.id, api_key_env=m.api_key_env, timeout_s=m.timeout_s,
-                        max_retries=m.max_retries, prices=prices,
-                        max_in_flight=plan.spec.concurrency.model_requests, limiter=slots.acquire)
+    return ModelSpec(url, m.id, m.api_key_env, m.timeout_s, m.max_retries, prices,
+                     plan.spec.concurrency.model_requests)
 
 
 def _attempt_action(name: str, label: str) -> TaskFailed | None:
@@ -117,21 +114,30 @@ def _attempt_action(name: str, label: str) -> TaskFailed | None:
               f"(spent plus in flight); raise budget_usd to go on")
         return None
     actual, failed = 0.0, True
+    executor = ctx.executor(plan.spec.concurrency.sandboxes)
     try:
-        with Slots(store.root / "locks", plan.spec.concurrency.sandboxes).acquire():
-            rec = run_attempt(
-                store=store, sandboxes=ctx.sandboxes(), model=_model(plan, pa.agent.name),
-                agent=pa.agent, task=pa.task, pin=plan.lock.pin(pa.task.id),
-                limits=pa.grade_spec.limits, key=pa.key, seed=pa.seed,
-                sandbox_usd_per_hour=plan.spec.sandbox_usd_per_hour)
-        actual = rec["cost"]["total_usd"]
-        store.put("attempt", pa.key, {
-            **rec, "task_set": name, "task_id": pa.task.id, "sample_idx": pa.sample_idx,
-            "status": "done", "lock_version": plan.lock.version, "simulated": pa.agent.simulated,
-            "agent": {"name": pa.agent.name, "identity": pa.agent.identity,
-                      "prompt_hash": pa.agent.prompt_hash, "model": pa.agent.spec.model.id},
-        })
-        failed = False
+        for _ in range(executor.tries):
+            try:
+                rec = executor.run_attempt(_work(plan, pa), store)
+            except WorkLost as exc:
+                # The node died under it: infra, counted, and the attempt goes to another node.
+                store.put_error("attempt", pa.key, {"cause": type(exc).__name__,
+                                                    "message": str(exc), "task_id": pa.task.id,
+                                                    "subject": pa.agent.name})
+                print(f"{label}: infra error, handed to another node: {exc}")
+                if quarantined(store, plan.spec, pa.key):
+                    break
+                continue
+            actual = rec["cost"]["total_usd"]
+            store.put("attempt", pa.key, {
+                **rec, "task_set": name, "task_id": pa.task.id, "sample_idx": pa.sample_idx,
+                "status": "done", "lock_version": plan.lock.version,
+                "simulated": pa.agent.simulated,
+                "agent": {"name": pa.agent.name, "identity": pa.agent.identity,
+                          "prompt_hash": pa.agent.prompt_hash, "model": pa.agent.spec.model.id},
+            })
+            failed = False
+            break
     except EvalError as exc:
         store.put_error("attempt", pa.key, {"cause": type(exc).__name__, "message": str(exc),
                                             "task_id": pa.task.id, "subject": pa.agent.name})
@@ -141,10 +147,17 @@ def _attempt_action(name: str, label: str) -> TaskFailed | None:
     return None
 
 
+def _work(plan: EvalPlan, pa: Any) -> Any:
+    from evaluator.executor import AttemptWork
+
+    return AttemptWork(agent=pa.agent, task=pa.task, pin=plan.lock.pin(pa.task.id),
+                       limits=pa.grade_spec.limits, key=pa.key, seed=pa.seed,
+                       model=_model(plan, pa.agent.name),
+                       sandbox_usd_per_hour=plan.spec.sandbox_usd_per_hour)
+
+
 def _grade_action(name: str, label: str) -> TaskFailed | None:
     gc.enable()
-    from evaluator.grading import DockerGrader
-
     plan = _plan(name)
     pa = plan.find(label)
     store = ctx.store()
@@ -152,8 +165,8 @@ def _grade_action(name: str, label: str) -> TaskFailed | None:
     if attempt is None:
         return None  # quarantined or refused by the budget: nothing to grade
     try:
-        with Slots(store.root / "locks", plan.spec.concurrency.sandboxes).acquire():
-            grade_attempt(store, DockerGrader(ctx.sandboxes()), plan, pa, attempt)
+        grade_attempt(store, ctx.executor(plan.spec.concurrency.sandboxes).grader(), plan, pa,
+                      attempt)
     except EvalError as exc:
         print(f"{label}: grading failed, retried next run: {type(exc).__name__}: {exc}")
     return None

@@ -23,15 +23,12 @@ def _plans(name: str) -> dict[str, GoldPlan]:
 
 def _grade_action(name: str, task_id: str, subject: str, rep: int) -> TaskFailed | None:
     gc.enable()  # dodo turns GC off to keep no-op runs cheap; real work wants it back
-    from evaluator.grading import DockerGrader
-
     loaded = ctx.load(name)
     assert loaded.task_set is not None and loaded.lock is not None
     plan = _plans(name)[task_id]
     try:
-        with ctx.sandbox_slots().acquire():
-            rec = run_grade(ctx.store(), DockerGrader(ctx.sandboxes()), loaded.task_set,
-                            loaded.lock, plan, subject, rep)
+        grader = ctx.executor(ctx.sandbox_limit()).grader()
+        rec = run_grade(ctx.store(), grader, loaded.task_set, loaded.lock, plan, subject, rep)
     except InfraError as exc:
         print(f"{task_id} {subject} rep {rep}: infra error, retried next run: {exc}")
         return None

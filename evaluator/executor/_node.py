@@ -1,0 +1,180 @@
+"""What runs on each Ray node: one agent per node driving that node's Docker engine.
+
+The agent (a threaded Ray actor pinned to its node, holding the node's `sandbox` resource) runs
+up to `capacity` attempts and grades at once, keeps the warm pool, and gets images: already
+held, pulled from their registry (one pull per image at a time, at most `pull_limit` at once),
+or loaded from a node that holds them (`docker save` there, `docker load` here). It writes
+nothing to the store: an attempt's record and blobs go back to the driver, which stores them.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import threading
+from typing import Any
+
+from evaluator.errors import InfraError
+from evaluator.executor._pool import WarmPool
+from evaluator.executor._protocol import AttemptWork
+from evaluator.grading import GradeOutcome, GradeSpec
+from evaluator.sandbox import SandboxLimits
+
+VERSIONED = ("attempt", "grader", "simulated")
+
+
+def local_versions() -> dict[str, str]:
+    from evaluator.version import harness_version
+
+    return {c: harness_version(c) for c in VERSIONED}
+
+
+class NodeAgent:
+    def __init__(self, capacity: int, pool_size: int = 0, max_idle_s: float = 30.0,
+                 pull_limit: int = 2) -> None:
+        self.capacity = capacity
+        self.pool = WarmPool(pool_size, max_idle_s)
+        self._pulls = threading.BoundedSemaphore(pull_limit)
+        self._image_locks: dict[str, threading.Lock] = {}
+        self._lock = threading.Lock()
+        self._running = 0
+        self._started: set[str] = set()
+        self.pulled = 0
+
+    # --- control ----------------------------------------------------------------------------
+    def describe(self) -> dict[str, Any]:
+        import ray
+
+        with self._lock:
+            running = self._running
+        return {"node_id": ray.get_runtime_context().get_node_id(), "capacity": self.capacity,
+                "running": running, "engine": os.environ.get("DOCKER_HOST", "default"),
+                "ready": self.pool.ready(), "pulled": self.pulled, "versions": local_versions(),
+                "pool": dict(self.pool.stats)}
+
+    def holds(self, images: list[str]) -> list[bool]:
+        return [self._has(i) for i in images]
+
+    def expect(self, ticket: str, image: str, limits: SandboxLimits, user: str, workdir: str,
+               purpose: str) -> None:
+        self.pool.expect(ticket, image, limits, user=user, workdir=workdir, purpose=purpose)
+
+    def started(self, ticket: str) -> bool:
+        with self._lock:
+            return ticket in self._started
+
+    def export_image(self, image: str) -> bytes:
+        """The image as `docker save` writes it, for a node that lacks it."""
+        with self._pulls:
+            return b"".join(self.pool.client.images.get(image).save(named=True))
+
+    # --- sandbox work -----------------------------------------------------------------------
+    def run_attempt(self, ticket: str, work: AttemptWork, versions: dict[str, str],
+                    bound: Any, lease_s: float, holders: list[Any]) -> tuple[dict[str, Any],
+                                                                              dict[str, bytes]]:
+        import ray
+
+        from evaluator.attempts import run_attempt
+        from evaluator.executor._bound import cluster_limiter
+        from evaluator.store import Store
+
+        self._begin(ticket, versions)
+        scratch = tempfile.mkdtemp(prefix="evaluator-scratch-")
+        try:
+            self._ensure_image(work.image, holders)
+            if not work.agent.dir.is_dir():
+                raise InfraError(f"agent folder {work.agent.dir} is missing on node "
+                                 f"{ray.get_runtime_context().get_node_id()[:12]}; every node "
+                                 "must run the same checkout at the same path")
+            store = Store(scratch, remote=None)
+            model = work.model.client(cluster_limiter(
+                bound, ray.get_runtime_context().get_node_id(), lease_s))
+            self.pool.bind(ticket)
+            rec = run_attempt(store=store, sandboxes=self.pool, model=model, agent=work.agent,
+                              task=work.task, pin=work.pin, limits=work.limits, key=work.key,
+                              seed=work.seed, sandbox_usd_per_hour=work.sandbox_usd_per_hour)
+            blobs = {}
+            for path in (store.root / "blobs").rglob("*"):
+                if path.is_file():
+                    blobs[path.parent.name + path.name] = path.read_bytes()
+            return rec, blobs
+        finally:
+            self.pool.bind(None)
+            self._end(ticket)
+            shutil.rmtree(scratch, ignore_errors=True)
+
+    def grade(self, ticket: str, spec: GradeSpec, patch: bytes, hidden: dict[str, bytes],
+              versions: dict[str, str], holders: list[Any]) -> GradeOutcome:
+        from evaluator.grading import DockerGrader
+
+        self._begin(ticket, versions)
+        try:
+            self._ensure_image(spec.image, holders)
+            self.pool.bind(ticket)
+            return DockerGrader(self.pool).grade(spec, patch, hidden)
+        finally:
+            self.pool.bind(None)
+            self._end(ticket)
+
+    # --- internals --------------------------------------------------------------------------
+    def _begin(self, ticket: str, versions: dict[str, str]) -> None:
+        mine = local_versions()
+        differ = sorted(c for c in VERSIONED if versions.get(c) != mine[c])
+        if differ:
+            raise InfraError(f"this node runs other harness code than the driver ({', '.join(differ)}"
+                             " differ); start every node from the same checkout and "
+                             "requirements.lock as the machine running doit")
+        with self._lock:
+            self._running += 1
+            self._started.add(ticket)
+
+    def _end(self, ticket: str) -> None:
+        self.pool.forget(ticket)
+        with self._lock:
+            self._running -= 1
+            self._started.discard(ticket)
+
+    def _has(self, image: str) -> bool:
+        import docker.errors
+
+        try:
+            self.pool.client.images.get(image)
+            return True
+        except docker.errors.ImageNotFound:
+            return False
+
+    def _ensure_image(self, image: str, holders: list[Any]) -> None:
+        if self._has(image):
+            return
+        with self._lock:
+            lock = self._image_locks.setdefault(image, threading.Lock())
+        with lock:  # one pull or load per image at a time; the others wait and find it
+            if self._has(image):
+                return
+            with self._pulls:
+                self._fetch(image, holders)
+            self.pulled += 1
+
+    def _fetch(self, image: str, holders: list[Any]) -> None:
+        import docker.errors
+        import ray
+
+        name = image.split("@", 1)[0]
+        if "@sha256:" in image and "/" in name and "." in name.split("/", 1)[0]:
+            try:
+                self.pool.client.images.pull(image)
+                return
+            except docker.errors.DockerException as e:
+                if not holders:
+                    raise InfraError(f"cannot pull {image} on this node: {e}") from e
+        for holder in holders:
+            try:
+                data = ray.get(holder.export_image.remote(image))
+            except Exception:  # noqa: BLE001 - a lost or lacking holder: try the next one
+                continue
+            self.pool.client.images.load(data)
+            if self._has(image):
+                return
+        raise InfraError(f"image {image} is on no registry this node can reach and no other node "
+                         "could give it; load it on a node (docker load) or push it to a registry")

@@ -1,0 +1,90 @@
+"""The executor seam: where an attempt's or a grade's sandbox work runs.
+
+The pipeline decides what runs and writes every record; an executor only does the sandbox work
+(an agent driven in a sandbox, a patch graded in one) and hands the result back. So keys,
+records, policy, budget and reports are the same whichever executor ran the work.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from evaluator.agents import Agent
+from evaluator.errors import InfraError
+from evaluator.grading import Grader
+from evaluator.lock import TaskPin
+from evaluator.model import Prices
+from evaluator.sandbox import SandboxLimits
+from evaluator.store import Store
+from evaluator.taskset import Task
+
+
+class WorkLost(InfraError):
+    """The node running the work died or lost its engine; the work may be retried elsewhere."""
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """How to reach an agent's model: enough to build its client on any machine.
+
+    The API key travels by name only (`api_key_env`): each node reads it from its own
+    environment, so the secret never enters a task's arguments or Ray's object store.
+    """
+
+    url: str
+    model_id: str
+    api_key_env: str | None
+    timeout_s: float
+    max_retries: int
+    prices: Prices
+    max_in_flight: int
+
+    @property
+    def endpoint_key(self) -> str:
+        from evaluator.hashing import hash_bytes
+
+        return hash_bytes(self.url.encode())[:12]
+
+    def client(self, limiter: Callable[[], AbstractContextManager[Any]]) -> Any:
+        from evaluator.model import OpenAIClient
+
+        return OpenAIClient(self.url, self.model_id, api_key_env=self.api_key_env,
+                            timeout_s=self.timeout_s, max_retries=self.max_retries,
+                            prices=self.prices, max_in_flight=self.max_in_flight, limiter=limiter)
+
+
+@dataclass(frozen=True)
+class AttemptWork:
+    """Everything one attempt's sandbox work needs, and nothing of the store."""
+
+    agent: Agent
+    task: Task
+    pin: TaskPin
+    limits: SandboxLimits
+    key: str
+    seed: int
+    model: ModelSpec
+    sandbox_usd_per_hour: float = 0.0
+
+    @property
+    def image(self) -> str:
+        return self.pin.image
+
+
+class Executor(Protocol):
+    """Runs sandbox work. `tries` is how often the pipeline may hand one attempt over when the
+    work is lost with its node (`WorkLost`); each loss is recorded as an infrastructure error."""
+
+    name: str
+    tries: int
+
+    def run_attempt(self, work: AttemptWork, store: Store) -> dict[str, Any]:
+        """Run the attempt; return its record (not yet stored), its blobs already in `store`."""
+        ...
+
+    def grader(self) -> Grader:
+        """A grader whose sandboxes this executor runs."""
+        ...

@@ -1,0 +1,212 @@
+"""The Ray executor (driver side): place work on a node's agent, hand back what it returns.
+
+Placement prefers a node whose engine holds the work's image and has a free sandbox slot, then
+any node with a free slot (it fetches the image), then the least loaded holder. A node that dies
+or whose engine stops mid-work raises `WorkLost`; the pipeline records it as an infrastructure
+error and hands the work to another node.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from typing import Any
+
+from evaluator.errors import EvalError, InfraError
+from evaluator.executor._node import NodeAgent, local_versions
+from evaluator.executor._protocol import AttemptWork, WorkLost
+from evaluator.grading import GradeOutcome, GradeSpec
+from evaluator.store import Store
+
+NAMESPACE = "evaluator"
+RESOURCE = "sandbox"
+_CONTROL = ("describe", "holds", "expect", "started")
+_REFRESH_S = 5.0
+
+
+def _actor_class() -> Any:
+    import ray
+
+    class _Node(NodeAgent):
+        pass
+
+    for name in _CONTROL:
+        setattr(_Node, name, ray.method(concurrency_group="control")(getattr(NodeAgent, name)))
+    _Node.export_image = ray.method(concurrency_group="images")(  # type: ignore[method-assign,assignment]
+        NodeAgent.export_image)
+    return ray.remote(_Node)
+
+
+class RayExecutor:
+    """Sandbox work on the nodes of a Ray cluster that advertise a `sandbox` resource."""
+
+    name = "ray"
+
+    def __init__(self, address: str, *, tries: int = 3, pool_size: int = 2,
+                 max_idle_s: float = 30.0, pull_limit: int = 2) -> None:
+        self.address, self.tries = address, tries
+        self._pool_size, self._max_idle_s, self._pull_limit = pool_size, max_idle_s, pull_limit
+        self._agents: dict[str, Any] = {}
+        self._refreshed = 0.0
+        self._actor: Any = None
+
+    # --- the cluster ------------------------------------------------------------------------
+    def connect(self) -> None:
+        import ray
+
+        if ray.is_initialized():
+            return
+        try:
+            ray.init(address=self.address, namespace=NAMESPACE, log_to_driver=False,
+                     logging_level=logging.ERROR)
+        except Exception as e:  # noqa: BLE001 - Ray raises many kinds; all mean "not reachable"
+            raise InfraError(f"cannot reach the Ray cluster at {self.address} ({e}); start one "
+                             "with `ray start --head` or fix EVAL_EXECUTOR") from e
+
+    def agents(self) -> dict[str, Any]:
+        """node id -> its agent, for every live node with sandbox slots (agents made as needed)."""
+        import ray
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        self.connect()
+        if self._agents and time.monotonic() - self._refreshed < _REFRESH_S:
+            return self._agents
+        if self._actor is None:
+            self._actor = _actor_class()
+        found: dict[str, Any] = {}
+        for node in ray.nodes():
+            capacity = int(node["Resources"].get(RESOURCE, 0))
+            if not node["Alive"] or capacity < 1:
+                continue
+            nid = node["NodeID"]
+            handle = self._agents.get(nid) or self._actor.options(
+                name=f"evaluator-node-{nid[:16]}", namespace=NAMESPACE, lifetime="detached",
+                get_if_exists=True, num_cpus=0, resources={RESOURCE: capacity},
+                max_concurrency=capacity, concurrency_groups={"control": 8, "images": 2},
+                scheduling_strategy=NodeAffinitySchedulingStrategy(nid, soft=False),
+            ).remote(capacity, self._pool_size, self._max_idle_s, self._pull_limit)
+            if nid not in self._agents:
+                handle = self._current(handle, nid, capacity)
+            found[nid] = handle
+        if not found:
+            raise InfraError(f"the Ray cluster at {self.address} has no live node with a "
+                             f"'{RESOURCE}' resource; start workers with "
+                             f"`ray start --address ... --resources '{{\"{RESOURCE}\": 4}}'`")
+        self._agents, self._refreshed = found, time.monotonic()
+        return found
+
+    def _current(self, handle: Any, nid: str, capacity: int) -> Any:
+        """The node's agent, restarted if it runs other harness code than this driver."""
+        import ray
+
+        info = ray.get(handle.describe.remote(), timeout=120)
+        if info["versions"] == local_versions():
+            return handle
+        ray.kill(handle)
+        time.sleep(0.5)
+        self._refreshed = 0.0
+        return self._actor.options(
+            name=f"evaluator-node-{nid[:16]}", namespace=NAMESPACE, lifetime="detached",
+            get_if_exists=True, num_cpus=0, resources={RESOURCE: capacity},
+            max_concurrency=capacity, concurrency_groups={"control": 8, "images": 2},
+        ).remote(capacity, self._pool_size, self._max_idle_s, self._pull_limit)
+
+    def describe(self) -> list[dict[str, Any]]:
+        import ray
+
+        return list(ray.get([a.describe.remote() for a in self.agents().values()], timeout=60))
+
+    def place(self, image: str) -> tuple[str, Any, list[Any]]:
+        """(node id, agent, the other agents holding the image) for one piece of work."""
+        import ray
+
+        agents = self.agents()
+        ids = list(agents)
+        holds = ray.get([agents[i].holds.remote([image]) for i in ids], timeout=60)
+        infos = ray.get([agents[i].describe.remote() for i in ids], timeout=60)
+        free = {i: info["capacity"] - info["running"] for i, info in zip(ids, infos, strict=True)}
+        holder = {i: h[0] for i, h in zip(ids, holds, strict=True)}
+        ranked = sorted(ids, key=lambda i: (free[i] <= 0, not holder[i], -free[i]))
+        if free[ranked[0]] <= 0:  # all busy: queue on the least loaded holder, if any
+            ranked = sorted(ids, key=lambda i: (not holder[i], -free[i]))
+        chosen = ranked[0]
+        return chosen, agents[chosen], [agents[i] for i in ids if holder[i] and i != chosen]
+
+    def bound(self, endpoint: str, limit: int) -> Any:
+        """The cluster-wide semaphore of one model endpoint, on the head node."""
+        import ray
+
+        from evaluator.executor._bound import ClusterBound
+
+        self.connect()
+        return ray.remote(ClusterBound).options(
+            name=f"evaluator-model-{endpoint}-{limit}", namespace=NAMESPACE, lifetime="detached",
+            get_if_exists=True, num_cpus=0, resources={"node:__internal_head__": 0.001},
+        ).remote(limit)
+
+    # --- work -------------------------------------------------------------------------------
+    def run_attempt(self, work: AttemptWork, store: Store) -> dict[str, Any]:
+        node, agent, holders = self.place(work.image)
+        ticket = uuid.uuid4().hex
+        spec = work.model
+        agent.expect.remote(ticket, work.image, work.limits, work.task.spec.user,
+                            work.task.spec.workdir, "attempt")
+        ref = agent.run_attempt.remote(
+            ticket, work, local_versions(), self.bound(spec.endpoint_key, spec.max_in_flight),
+            spec.timeout_s * 4 + 60, holders)
+        record, blobs = self._wait(ref, node, "attempt")
+        for digest, data in blobs.items():
+            if store.put_blob(data) != digest:
+                raise InfraError(f"node {node[:12]} sent a blob whose bytes do not match {digest}")
+        return record
+
+    def grader(self) -> RayGrader:
+        return RayGrader(self)
+
+    def _wait(self, ref: Any, node: str, what: str) -> Any:
+        import ray.exceptions as rex
+
+        try:
+            return _get(ref)
+        except (rex.RayActorError, rex.NodeDiedError, rex.WorkerCrashedError,
+                rex.ObjectLostError, rex.GetTimeoutError) as e:
+            self._agents.pop(node, None)
+            raise WorkLost(f"node {node[:12]} was lost while running the {what} "
+                           f"({type(e).__name__}); it goes to another node") from None
+
+
+def _get(ref: Any) -> Any:
+    import ray
+    import ray.exceptions as rex
+
+    try:
+        return ray.get(ref)
+    except rex.RayTaskError as e:
+        cause = getattr(e, "cause", None)
+        if isinstance(cause, EvalError):
+            raise cause from None
+        raise InfraError(f"sandbox work failed on a Ray node: {e}") from None
+
+
+class RayGrader:
+    """A grader whose sandboxes run on the cluster; a grade lost with its node is graded again
+    on another (grading writes nothing until the driver stores its outcome)."""
+
+    def __init__(self, executor: RayExecutor) -> None:
+        self._ex = executor
+
+    def grade(self, spec: GradeSpec, patch: bytes, hidden: dict[str, bytes]) -> GradeOutcome:
+        for attempt in range(self._ex.tries):
+            node, agent, holders = self._ex.place(spec.image)
+            ticket = uuid.uuid4().hex
+            agent.expect.remote(ticket, spec.image, spec.limits, spec.user, spec.workdir, "grade")
+            ref = agent.grade.remote(ticket, spec, patch, hidden, local_versions(), holders)
+            try:
+                outcome: GradeOutcome = self._ex._wait(ref, node, "grade")
+                return outcome
+            except WorkLost as e:
+                if attempt + 1 == self._ex.tries:
+                    raise
+                print(f"grade of {spec.image[:40]}: {e}")
+        raise AssertionError("unreachable")
