@@ -13,10 +13,11 @@ from evaluator.swebench._rows import Row
 
 class DockerfileBuilder:
     """Builds `tasks/<id>/Dockerfile` with its folder as the context; the tag holds the folder's
-    hash, so an edited Dockerfile is a new image (and a stale lock), an unchanged one is reused."""
+    hash, so an edited Dockerfile is a new image (and a stale lock), an unchanged one is reused.
+    RUN steps have no network unless `network` names one (`--build-network host`)."""
 
-    def __init__(self, client: Any) -> None:
-        self._client = client
+    def __init__(self, client: Any, network: str = "none") -> None:
+        self._client, self._network = client, network
 
     def __call__(self, row: Row, task_id: str) -> str:
         import docker.errors
@@ -31,7 +32,8 @@ class DockerfileBuilder:
             pass
         try:
             self._client.images.build(path=str(context), dockerfile="Dockerfile", tag=tag,
-                                      rm=True, forcerm=True, pull=False)
+                                      rm=True, forcerm=True, pull=False,
+                                      network_mode=self._network)
         except docker.errors.BuildError as exc:
             tail = "".join(str(c.get("stream") or c.get("error") or "") for c in exc.build_log)
             raise Unmapped(f"its Dockerfile does not build: {tail[-400:]}") from None

@@ -28,6 +28,8 @@ def add_commands(sub: Any) -> None:
                    "as SWE-bench images are built; every capability is dropped either way)")
     p.add_argument("--no-build", action="store_true", help="never build a task repo's "
                    "Dockerfile; use the row's image")
+    p.add_argument("--build-network", default="none", help="network of a Dockerfile's RUN "
+                   "steps (default none; `host` or `bridge` where they download)")
     p.add_argument("--replace", action="store_true", help="overwrite tasks that differ")
     p.add_argument("--report", type=Path, help="also write the per-row report as JSON here")
     p.set_defaults(run=_import)
@@ -55,7 +57,7 @@ def _import(args: argparse.Namespace) -> int:
         if client is not None and not args.no_build:
             from evaluator.swebench._build import DockerfileBuilder
 
-            opts.build = DockerfileBuilder(client)
+            opts.build = DockerfileBuilder(client, args.build_network)
         reports = import_rows(rows, opts)
     except EvalError as exc:
         print(f"error: {exc}")
