@@ -67,7 +67,11 @@ class RunView(BaseModel):
                                            "while queued)")
     counts: RunCounts | None = Field(description="from the store; null if they could not be "
                                                  "computed (see counts_error)")
-    cost_usd: float | None = Field(description="dollars of this run's attempts so far")
+    cost_usd: float | None = Field(description="dollars of this run's attempts so far; null "
+                                   "when unknown (see cost_unpriced)")
+    cost_unpriced: bool = Field(False, description="true when a model of this run is unpriced "
+                                "(agent.yaml `model.price: unpriced`): its dollars are unknown, "
+                                "so cost_usd is null rather than $0")
     counts_error: str | None = None
     worker: Worker
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from evaluator.attempts import EvalPlan, PlannedAttempt, attempt_status
+from evaluator.attempts import EvalPlan, PlannedAttempt, attempt_status, unpriced
 from evaluator.store import Store
 
 WORKER_MARK = "=== evaluator.api worker"
@@ -66,7 +66,7 @@ def progress(store: Store, plan: EvalPlan, *, log: Path | None = None,
     """
     started = started_targets(log, plan.task_set.name) if log is not None else {}
     counts = dict.fromkeys(COUNTS, 0)
-    cost = 0.0
+    cost, unknown = 0.0, False
     for pa in plan.attempts:
         counts["planned"] += 1
         status, result = attempt_status(store, plan, pa)
@@ -74,10 +74,12 @@ def progress(store: Store, plan: EvalPlan, *, log: Path | None = None,
             counts["done"] += 1
             counts[status] += 1
             cost += result["cost"]["total_usd"]
+            unknown = unknown or unpriced(result["cost"])
             continue
         attempt = store.get("attempt", pa.key) if status == "ungraded" else None
         if attempt is not None:
             cost += attempt["cost"]["total_usd"]
+            unknown = unknown or unpriced(attempt["cost"])
         if since is not None and _in_flight(store, pa, attempt, started.get(pa.label), since):
             counts["running"] += 1
         elif status in ("error", "quarantined"):
@@ -85,4 +87,6 @@ def progress(store: Store, plan: EvalPlan, *, log: Path | None = None,
             counts["quarantined"] += status == "quarantined"
         else:
             counts["pending"] += 1
-    return {"counts": counts, "cost_usd": round(cost, 6)}
+    # An unpriced model's dollars are unknown: the run's cost is too, not the sandboxes' sum.
+    return {"counts": counts, "cost_usd": None if unknown else round(cost, 6),
+            "cost_unpriced": unknown}

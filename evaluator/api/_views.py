@@ -49,5 +49,6 @@ def run_view(settings: Settings, run: Run) -> RunView:
         finished_at=_iso(run.finished_at),
         queue_age_s=round(max(0.0, first_start - run.created_at), 3),
         counts=RunCounts(**snapshot["counts"]) if snapshot else None,
-        cost_usd=snapshot["cost_usd"] if snapshot else None, counts_error=why,
+        cost_usd=snapshot["cost_usd"] if snapshot else None,
+        cost_unpriced=bool(snapshot and snapshot.get("cost_unpriced")), counts_error=why,
         worker=Worker(pid=run.pid, starts=run.starts))

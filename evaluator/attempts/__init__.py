@@ -16,7 +16,7 @@ from evaluator.attempts._plan import (
 from evaluator.attempts._provenance import checkout_state, provenance
 from evaluator.attempts._result import FAILED, POLICY, RESOLVED, grade_attempt
 from evaluator.attempts._run import Trajectory, extract_patch, run_attempt
-from evaluator.attempts._summary import attempt_status, format_summary, summarize
+from evaluator.attempts._summary import attempt_status, format_summary, summarize, unpriced
 
 __all__ = [
     "FAILED",
@@ -51,4 +51,5 @@ __all__ = [
     "provenance",
     "run_attempt",
     "thread_messages",
+    "unpriced",
 ]

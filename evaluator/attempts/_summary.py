@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from evaluator.attempts._plan import EvalPlan, quarantined
 from evaluator.store import Store
+
+
+def unpriced(cost: Mapping[str, Any] | None) -> bool:
+    """Whether a record's cost is unknown: its model is unpriced, so `total_usd` holds the
+    sandbox's dollars alone and must be shown as unpriced, never as the attempt's cost."""
+    return bool(cost) and cost is not None and "model_usd" in cost and cost["model_usd"] is None
 
 
 def attempt_status(store: Store, plan: EvalPlan, pa: Any) -> tuple[str, dict[str, Any] | None]:
@@ -33,6 +40,7 @@ def summarize(store: Store, plan: EvalPlan) -> list[dict[str, Any]]:
         row[status] += 1
         if result is not None:
             row["cost_usd"] = round(row["cost_usd"] + result["cost"]["total_usd"], 6)
+            row["priced"] = row["priced"] and not unpriced(result["cost"])
     return list(rows.values())
 
 

@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from evaluator.attempts import attempt_status
+from evaluator.attempts import attempt_status, unpriced
 from evaluator.errors import StaleLockError
 from evaluator.reports._inputs import Inputs
 from evaluator.reports._pinning import GRADED, carried_over, check_result, check_verdict
@@ -81,6 +81,8 @@ def _cell(inputs: Inputs, pa: Any, status: str, attempt: dict[str, Any] | None,
         "status": status, "graded": graded,
         "resolved": bool(graded and result is not None and result.get("resolved")),
         "cost_usd": cost, "infra_errors": errors,
+        # An unpriced model's dollars are unknown: its cost is shown as unpriced, never $0.
+        "priced": not (source is not None and unpriced(source.get("cost"))),
         # Found by a key made from the current pins: it belongs to the current lock.
         "lock_version": inputs.lock_version if graded else None,
         "recorded_lock_version": result.get("lock_version") if result else None,

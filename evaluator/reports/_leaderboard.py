@@ -56,6 +56,8 @@ def _row(agent: Any, mine: list[dict[str, Any]], samples: int, alpha: float) -> 
     cost = sum(c["cost_usd"] for c in mine)
     row["cost_usd"] = _r(cost)
     row["cost_per_solved_usd"] = _r(cost / count["resolved"]) if count["resolved"] else None
+    # False when a model's dollars are unknown (price: unpriced): the cost is sandboxes only.
+    row["priced"] = all(c.get("priced", True) for c in mine)
     if samples > 1:
         for k in range(1, samples + 1):
             # Unbiased pass@k needs n >= k samples of a task; tasks that lost samples to infra

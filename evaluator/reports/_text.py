@@ -67,7 +67,8 @@ def leaderboard_table(rows: Sequence[dict[str, Any]]) -> list[list[str]]:
             "$/solved", *ks]
     body = [[label(r), str(r["attempts"]), str(r["resolved"]), pct(r["resolve_rate"]),
              interval(r["rate_lo"], r["rate_hi"]), str(r["policy"]), str(r["errors"]),
-             usd(r["cost_usd"]), usd(r["cost_per_solved_usd"]), *(pct(r[k]) for k in ks)]
+             *((usd(r["cost_usd"]), usd(r["cost_per_solved_usd"])) if r.get("priced", True)
+               else ("unpriced", "unpriced")), *(pct(r[k]) for k in ks)]
             for r in rows]
     return [head, *body]
 

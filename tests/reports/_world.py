@@ -91,7 +91,7 @@ class World:
         return self._plan
 
     def outcome(self, agent: str, task: str, sample: int, status: str, *, cost: float = 0.01,
-                **result: Any) -> None:
+                money: dict[str, Any] | None = None, **result: Any) -> None:
         """Store what one planned attempt left: resolved, failed, policy (records), error,
         quarantined (infra errors), ungraded (an attempt only) or pending (nothing)."""
         pa = self.plan().find(f"{agent}/{task}/{sample}")
@@ -102,7 +102,8 @@ class World:
         if status == "pending":
             return
         patch = self.store.put_blob(f"{agent}/{task}/{sample}".encode())
-        money = {"model_usd": cost, "sandbox_usd": 0.0, "total_usd": cost, "sandbox_s": 1.0}
+        money = money or {"model_usd": cost, "sandbox_usd": 0.0, "total_usd": cost,
+                          "sandbox_s": 1.0}
         common = {"task_set": SET, "task_id": task, "sample_idx": sample,
                   "lock_version": self.lock.version, "simulated": pa.agent.simulated}
         self.store.put("attempt", pa.key, {
