@@ -1,0 +1,68 @@
+"""A real `mlflow server` on loopback with a SQLite backend and its own artifact store, started
+once per session (it takes about a minute to come up here)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def _unavailable(reason: str) -> None:
+    if os.environ.get("CI") == "true":
+        pytest.fail(reason, pytrace=False)
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def mlflow_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    mlflow = Path(sys.executable).with_name("mlflow")
+    if not mlflow.exists() and shutil.which("mlflow") is None:
+        _unavailable("no mlflow command: install requirements-dev.lock")
+    root = tmp_path_factory.mktemp("mlflow")
+    port = _free_port()
+    log = (root / "server.log").open("w")
+    proc = subprocess.Popen(
+        [str(mlflow if mlflow.exists() else "mlflow"), "server",
+         "--backend-store-uri", f"sqlite:///{root / 'mlflow.sqlite'}",
+         "--artifacts-destination", str(root / "artifacts"),
+         "--host", "127.0.0.1", "--port", str(port), "--workers", "1"],
+        stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 240
+        while True:
+            try:
+                if httpx.get(f"{url}/health", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                _unavailable(f"mlflow server did not start (exit {proc.poll()}): "
+                             f"{(root / 'server.log').read_text()[-2000:]}")
+            time.sleep(0.5)
+        yield url
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=20)
+        log.close()
