@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from evaluator.errors import InfraError
-from evaluator.grading import Grader, hidden_test_bytes
+from evaluator.grading import TAMPERED, Grader, hidden_test_bytes
 from evaluator.policy import check_patch, check_trajectory
 from evaluator.store import Store
 from evaluator.version import harness_version
@@ -36,7 +36,9 @@ def grade_attempt(store: Store, grader: Grader, plan: Any, pa: Any,
         store.put("grade", gkey, grade)
     violations = check_patch(patch, hidden, pa.task.spec.test_files) + check_trajectory(
         attempt.get("actions", []), hidden)
-    status = POLICY if violations else RESOLVED if grade["resolved"] else FAILED
+    # A tampered grade is a policy failure in every report, like a rule the patch broke.
+    tampered = grade["outcome"] == TAMPERED
+    status = POLICY if violations or tampered else RESOLVED if grade["resolved"] else FAILED
     result = {
         "task_set": plan.task_set.name, "task_id": pa.task.id, "subject": pa.agent.name,
         "status": status, "resolved": status == RESOLVED, "sample_idx": pa.sample_idx,

@@ -3,16 +3,22 @@ hidden tests, the run, and the JUnit report."""
 
 from __future__ import annotations
 
+import json
 import secrets
+import shlex
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 from evaluator.errors import InfraError
-from evaluator.grading._junit import PASSED, ReportError, parse_junit
+from evaluator.grading._canary import Canaries, new_nonce, plant
+from evaluator.grading._judge import judge
+from evaluator.grading._junit import ReportError, read_junit
 from evaluator.grading._patchfilter import filter_patch, git_numstat
 from evaluator.grading._paths import is_protected, patch_paths, unsafe_paths
+from evaluator.grading._shadow import shadowing
 from evaluator.grading._spec import GradeSpec
 from evaluator.lock import GIT, checkout_base
 from evaluator.sandbox import DockerSandboxes, Sandbox
@@ -27,6 +33,7 @@ PATCH_REJECTED = "patch_rejected"  # touches .git or leaves the repository
 PATCH_FAILED = "patch_failed"  # does not apply at the base commit
 NO_REPORT = "no_report"  # the runner wrote no readable JUnit report (crash, timeout)
 INCONSISTENT = "inconsistent_report"  # report and exit status disagree: not trusted
+TAMPERED = "tampered"  # the run's report, canaries or exit status show a forged result
 
 
 @dataclass(frozen=True)
@@ -38,6 +45,9 @@ class GradeOutcome:
     detail: str = ""
     output: str = ""
     duration_s: float = 0.0
+    dropped: tuple[str, ...] = ()  # protected paths whose sections of the patch were left out
+    evidence: tuple[str, ...] = ()  # why the grade is not trusted, for a person to read
+    nonce: str = ""  # this grade's canary nonce (not in the key: a re-grade draws another)
 
     @property
     def resolved(self) -> bool:
@@ -47,7 +57,8 @@ class GradeOutcome:
         return {
             "outcome": self.outcome, "resolved": self.resolved, "tests": self.tests,
             "exit_code": self.exit_code, "timed_out": self.timed_out, "detail": self.detail,
-            "duration_s": round(self.duration_s, 3),
+            "duration_s": round(self.duration_s, 3), "dropped": list(self.dropped),
+            "evidence": list(self.evidence), "nonce": self.nonce,
         }
 
 
@@ -73,57 +84,92 @@ class DockerGrader:
         return GradeOutcome(**{**outcome.__dict__, "duration_s": time.monotonic() - started})
 
 
-# Loaded into pytest through PYTEST_ADDOPTS: each report entry carries pytest's own node id, so
-# tests inherited from a mixin or base class in another file keep the id of the file they ran in.
-_IDS_PLUGIN = b"""import pytest
-
-
-@pytest.hookimpl(trylast=True)
-def pytest_collection_modifyitems(items):
-    for item in items:
-        item.user_properties.append(("evaluator.nodeid", item.nodeid))
-"""
-_IDS_MODULE = "_evaluator_ids"
+_PAYLOAD = Path(__file__).parent / "_payload"
+_GUARD_MODULE = "_evaluator_guard"
+# Set for every graded run, whatever the task says: the repository is not first on the import
+# path, no plugin loads unless named, no user site-packages, no start-up file of the user's.
+_HARDENED = ("export PYTHONSAFEPATH=1 PYTHONNOUSERSITE=1 PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 "
+             "PYTHONDONTWRITEBYTECODE=1; unset PYTHONSTARTUP PYTHONINSPECT; ")
 
 
 def _grade_in(sb: Sandbox, spec: GradeSpec, patch: bytes, hidden: dict[str, bytes]) -> GradeOutcome:
     gdir = f"/tmp/.grade-{secrets.token_hex(8)}"
     protected = _protection(spec, list(hidden))
-    kept, _dropped = filter_patch(patch, protected)
-    smuggled = [p for p in git_numstat(kept) if protected(p)]
+    kept, dropped = filter_patch(patch, protected)
+    touched = git_numstat(kept)
+    smuggled = [p for p in touched if protected(p)]
     if smuggled:
         return GradeOutcome(PATCH_REJECTED, detail="git reads the patch as touching protected "
                             f"paths its headers hide: {smuggled[:5]}")
-    sb.put_files({f"{gdir}/patch.diff": kept, f"{gdir}/plugins/{_IDS_MODULE}.py": _IDS_PLUGIN,
-                  **{f"{gdir}/hidden/{rel}": data for rel, data in hidden.items()}})
-    # The base commit only where HEAD is not it (nothing is cleaned, so ignored build artifacts
-    # stay as the agent saw them), then the patch, then the hidden tests; exit 3 and 4 say which
-    # step failed, before any code of the patch has run.
-    r = sb.exec(
-        f"{checkout_base(spec.base_commit)} || exit 3; "
-        f"if [ -s {gdir}/patch.diff ]; then {GIT} apply --whitespace=nowarn {gdir}/patch.diff "
-        f"|| exit 4; fi; if [ -d {gdir}/hidden ]; then cp -R {gdir}/hidden/. . || exit 5; fi",
-        workdir=spec.workdir)
+    canaries = plant(new_nonce(), spec.fail_to_pass, list(hidden))
+    sb.put_files({
+        f"{gdir}/patch.diff": kept,
+        f"{gdir}/touched": b"".join(p.encode("utf-8", "surrogateescape") + b"\0" for p in touched),
+        f"{gdir}/select.json": json.dumps([*spec.fail_to_pass, *spec.pass_to_pass]).encode(),
+        f"{gdir}/canary.py": canaries.source(),
+        f"{gdir}/probe.py": (_PAYLOAD / "_evaluator_probe.py").read_bytes(),
+        f"{gdir}/plugins/{_GUARD_MODULE}.py": (_PAYLOAD / f"{_GUARD_MODULE}.py").read_bytes(),
+        **{f"{gdir}/hidden/{rel}": data for rel, data in hidden.items()},
+    })
+    r = sb.exec(_setup_script(spec, gdir, canaries), workdir=spec.workdir)
     if r.exit_code == 4:
         return GradeOutcome(PATCH_FAILED, exit_code=r.exit_code, output=r.output,
-                            detail="git apply failed: " + r.output[-2000:])
+                            detail="git apply failed: " + r.output[-2000:], dropped=tuple(dropped))
     if r.exit_code != 0:
         raise InfraError(
-            f"cannot check out base commit {spec.base_commit} and lay the hidden tests in "
-            f"{spec.image} (exit {r.exit_code}): {r.output[-500:]}; is the lock current "
-            "(`doit lock:<set>`)?"
+            f"cannot check out base commit {spec.base_commit}, apply the patch and lay the "
+            f"hidden tests and canaries in {spec.image} (exit {r.exit_code}): "
+            f"{r.output[-500:]}; is the lock current (`doit lock:<set>`)?"
         )
+    shadows = shadowing(r.output)
+    if shadows:
+        return GradeOutcome(PATCH_REJECTED, dropped=tuple(dropped), detail="; ".join(
+            f"the patch adds {path}, which Python would import in place of the module {name!r} "
+            "of the standard library, the test runner or an installed distribution"
+            for path, name in shadows[:5]))
     junit = f"{gdir}/junit.xml"
-    ids = (f'PYTEST_ADDOPTS="${{PYTEST_ADDOPTS:+$PYTEST_ADDOPTS }}-p {_IDS_MODULE}" '
-           f'PYTHONPATH="${{PYTHONPATH:+$PYTHONPATH:}}{gdir}/plugins"')
-    run = sb.exec(f"export {ids}; " + spec.test_command.replace("{junit_xml}", junit),
+    guard = json.dumps({"nonce": canaries.nonce, "select": f"{gdir}/select.json",
+                        "canaries": [canaries.ok_tag, canaries.fail_tag]})
+    plugins = " ".join(f"-p {shlex.quote(p)}" for p in (_GUARD_MODULE, *spec.pytest_plugins))
+    env = (_HARDENED + f"export EVALUATOR_GUARD={shlex.quote(guard)} "
+           f'PYTEST_ADDOPTS="${{PYTEST_ADDOPTS:+$PYTEST_ADDOPTS }}"{shlex.quote(plugins)} '
+           f'PYTHONPATH="${{PYTHONPATH:+$PYTHONPATH:}}{gdir}/plugins"; ')
+    run = sb.exec(env + spec.test_command.replace("{junit_xml}", junit),
                   workdir=spec.workdir, timeout_s=spec.limits.exec_timeout_s)
+    # The exec's wrapper has killed every process of the sandbox user (setsid ones included)
+    # before it returned, so nothing of the patch is left to write the report as it is read.
     try:
-        tests = parse_junit(sb.read_file(junit, max_bytes=_REPORT_CAP))
+        report = read_junit(sb.read_file(junit, max_bytes=_REPORT_CAP))
     except (ReportError, FileNotFoundError, OSError) as exc:
         return GradeOutcome(NO_REPORT, exit_code=run.exit_code, timed_out=run.timed_out,
-                            output=run.output, detail=f"no usable JUnit report: {exc}")
-    return _judge(spec, tests, run.exit_code, run.timed_out, run.output)
+                            output=run.output, detail=f"no usable JUnit report: {exc}",
+                            dropped=tuple(dropped), nonce=canaries.nonce)
+    v = judge((*spec.fail_to_pass, *spec.pass_to_pass), report, canaries, run.output,
+              run.exit_code, run.timed_out)
+    outcome = TAMPERED if v.tampered else RESOLVED if v.resolved else UNRESOLVED
+    return GradeOutcome(outcome, tests=v.tests, exit_code=run.exit_code, timed_out=run.timed_out,
+                        detail=v.reason, output=run.output, dropped=tuple(dropped),
+                        evidence=v.evidence, nonce=canaries.nonce)
+
+
+def _setup_script(spec: GradeSpec, gdir: str, canaries: Canaries) -> str:
+    """One exec: the base commit only where HEAD is not it (nothing is cleaned, so ignored build
+    artifacts stay as the agent saw them), the patch between two probes for the files it adds,
+    the hidden tests, the canaries. Exit 3 to 7 say which step failed, before any code of the
+    patch has run."""
+    probe = f"{gdir}/probe.py"
+    py = 'PY=$(command -v python3 || command -v python || true); '
+    targets = " ".join(shlex.quote(f) for f in canaries.files)
+    return (
+        f"{checkout_base(spec.base_commit)} || exit 3; "
+        f"if [ -s {gdir}/patch.diff ]; then {py}"
+        f'if [ -n "$PY" ]; then "$PY" -I {probe} before {gdir}/touched {gdir}/new || exit 6; fi; '
+        f"{GIT} apply --whitespace=nowarn {gdir}/patch.diff || exit 4; "
+        f'if [ -n "$PY" ]; then "$PY" -I {probe} after {gdir}/new . || exit 6; fi; fi; '
+        f"if [ -d {gdir}/hidden ]; then cp -R {gdir}/hidden/. . || exit 5; fi; "
+        + (f"for f in {targets}; do cat {gdir}/canary.py >> \"$f\" || exit 7; done" if targets
+           else "true")
+    )
 
 
 def _protection(spec: GradeSpec, hidden: list[str]) -> Callable[[str], bool]:
@@ -131,27 +177,3 @@ def _protection(spec: GradeSpec, hidden: list[str]) -> Callable[[str], bool]:
     and every folder above a hidden test (a symlink there would redirect it)."""
     fixed = set(hidden) | {"/".join(h.split("/")[:i]) for h in hidden for i in range(1, h.count("/") + 1)}
     return lambda path: path.strip("/") in fixed or is_protected(path, spec.test_files)
-
-
-def _judge(spec: GradeSpec, tests: dict[str, str], exit_code: int, timed_out: bool,
-           output: str) -> GradeOutcome:
-    expected = {t: tests.get(t, "missing") for t in (*spec.fail_to_pass, *spec.pass_to_pass)}
-    all_passed = all(s == PASSED for s in tests.values())
-    # Exit 0 with failures in the report, or a failing exit with a clean report, means one of
-    # them was tampered with or the run crashed: trust neither.
-    if tests and (exit_code == 0) != all_passed:
-        return GradeOutcome(INCONSISTENT, tests=expected, exit_code=exit_code, timed_out=timed_out,
-                            output=output,
-                            detail=f"exit status {exit_code} contradicts the JUnit report")
-    ok = all(s == PASSED for s in expected.values())
-    return GradeOutcome(RESOLVED if ok else UNRESOLVED, tests=expected, exit_code=exit_code,
-                        timed_out=timed_out, output=output, detail="" if ok else _why(expected))
-
-
-def _why(expected: dict[str, str]) -> str:
-    by: dict[str, list[str]] = {}
-    for t, s in sorted(expected.items()):
-        if s != PASSED:
-            by.setdefault(s, []).append(t)
-    return "; ".join(f"{s}: {', '.join(ts[:10])}" + (f" (+{len(ts) - 10} more)" if len(ts) > 10 else "")
-                     for s, ts in sorted(by.items()))

@@ -12,7 +12,7 @@ _CONFIG_NAMES = {
 }
 _TEST_DIRS = {"test", "tests", "testing"}
 _TEST_FILE_GLOBS = ("test_*.py", "*_test.py", "tests.py")
-_META_SUFFIXES = (".dist-info", ".egg-info", ".egg-link", ".pth")
+_META_SUFFIXES = (".dist-info", ".egg-info", ".egg-link", ".pth", ".egg")
 
 
 def is_protected(path: str, extra_globs: list[str] | tuple[str, ...] = ()) -> bool:
@@ -26,7 +26,10 @@ def is_protected(path: str, extra_globs: list[str] | tuple[str, ...] = ()) -> bo
         return True
     if p.name in _CONFIG_NAMES:
         return True
-    if any(part.endswith(_META_SUFFIXES) for part in p.parts):
+    # importlib.metadata matches these in any letter case, so the check does too.
+    if any(part.lower().endswith(_META_SUFFIXES) for part in p.parts):
+        return True
+    if p.name.lower() in _CONFIG_NAMES:
         return True
     if any(fnmatch.fnmatch(p.name, g) for g in _TEST_FILE_GLOBS):
         return True

@@ -29,6 +29,8 @@ class GradeSpec:
     pass_to_pass: tuple[str, ...]
     test_files: tuple[str, ...]
     limits: SandboxLimits
+    pytest_plugins: tuple[str, ...] = ()  # loaded with -p: autoloading is off at grading
+    results: str = "junit"  # how the run's results are read: JUnit, or a runner's log
 
     @functools.cached_property
     def key_material(self) -> dict[str, Any]:
@@ -44,6 +46,8 @@ class GradeSpec:
             "user": self.user,
             "workdir": self.workdir,
             "limits": asdict(self.limits),
+            "pytest_plugins": list(self.pytest_plugins),
+            "results": self.results,
         }
 
 
@@ -78,6 +82,8 @@ def grade_spec(task_set: TaskSet, task: Task, lock: Lock) -> GradeSpec:
             exec_timeout_s=s.exec_timeout_s, sandbox_timeout_s=s.sandbox_timeout_s,
             output_limit_bytes=s.output_limit_bytes,
         ),
+        pytest_plugins=tuple(task.spec.pytest_plugins),
+        results=task.spec.results,
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 
 from evaluator.datafiles import StrictModel
 
@@ -52,7 +52,13 @@ class TaskSpec(StrictModel):
     problem_statement: str = Field(description="file with the bug report the agent sees")
     hidden_tests: str = Field(description="folder laid over the repository before grading")
     gold_patch: str = Field(description="file with the reference patch")
-    test_command: str = Field(description="shell command; must contain {junit_xml}")
+    test_command: str = Field(description="shell command; must contain {junit_xml} when "
+                              "results is junit")
+    results: Literal["junit", "pytest-log", "django", "sympy"] = Field(
+        "junit", description="how results are read: pytest's JUnit report, or a runner's log")
+    pytest_plugins: list[str] = Field(
+        default_factory=list, description="pytest plugins the tests need, loaded with -p "
+        "(plugin autoloading is off at grading)")
     fail_to_pass: list[str] = Field(min_length=1, description="ids that must go fail -> pass")
     pass_to_pass: list[str] = Field(default_factory=list, description="ids that must keep passing")
     test_files: list[str] = Field(default_factory=list, description="extra globs restored")
@@ -72,11 +78,24 @@ class TaskSpec(StrictModel):
             raise ValueError("must be an absolute path inside the image without '..'")
         return v
 
+    @model_validator(mode="after")
+    def _junit_needs_placeholder(self) -> TaskSpec:
+        if self.results == "junit" and "{junit_xml}" not in self.test_command:
+            raise ValueError("test_command must contain {junit_xml} (where pytest writes its "
+                             "JUnit report), or set results: to the runner's log format")
+        return self
+
+    @field_validator("pytest_plugins")
+    @classmethod
+    def _plugin_names(cls, v: list[str]) -> list[str]:
+        bad = [p for p in v if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.]*", p)]
+        if bad:
+            raise ValueError(f"not a module or entry-point name: {bad}; write e.g. pytest_asyncio")
+        return v
+
     @field_validator("test_command")
     @classmethod
     def _has_junit(cls, v: str) -> str:
-        if "{junit_xml}" not in v:
-            raise ValueError("must contain {junit_xml}: where the runner writes its JUnit report")
         if "PYTHONPATH=" in v and "$PYTHONPATH" not in v and "${PYTHONPATH" not in v:
             # The grader puts its node-id plugin on PYTHONPATH; replacing it loses the plugin.
             raise ValueError("must extend PYTHONPATH, not replace it: write "

@@ -5,10 +5,10 @@ import textwrap
 import pytest
 
 from evaluator.grading import (
-    INCONSISTENT,
     PATCH_FAILED,
     PATCH_REJECTED,
     RESOLVED,
+    TAMPERED,
     UNRESOLVED,
     DockerGrader,
     GradeSpec,
@@ -76,7 +76,7 @@ def test_rewritten_junit_report_is_not_trusted(grader, spec, hidden) -> None:
     init = ("diff --git a/calc/__init__.py b/calc/__init__.py\n--- a/calc/__init__.py\n"
             "+++ b/calc/__init__.py\n@@ -1 +1,2 @@\n from calc.ops import add\n+import calc._forge\n")
     out = grade(grader, spec, hidden, new_file("calc/_forge.py", forger) + init)
-    assert out.outcome == INCONSISTENT and not out.resolved
+    assert out.outcome == TAMPERED and not out.resolved
 
 
 def test_unappliable_patch_is_an_outcome(grader, spec, hidden) -> None:
