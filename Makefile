@@ -4,7 +4,7 @@ PY := $(VENV)/bin/python
 SET ?= demo
 JOBS ?= 4
 
-.PHONY: setup venv docker demo serve test lint bench
+.PHONY: setup venv docker demo demo-mswea serve test lint bench
 
 setup: venv docker
 
@@ -25,6 +25,14 @@ demo: setup
 	$(VENV)/bin/doit -n $(JOBS) -P process gold:$(SET)
 	$(VENV)/bin/doit -n $(JOBS) -P process eval:$(SET)
 	$(VENV)/bin/doit report:$(SET)
+
+# The bundled mini-swe-agent (the real package) on the demo set beside reference-weak, whose
+# attempts `make demo` stored already; its own eval file (evals/mini-swe-agent/demo.yaml).
+demo-mswea: setup
+	$(VENV)/bin/doit lock:demo
+	$(VENV)/bin/doit -n $(JOBS) -P process gold:demo
+	EVAL_EVALS=evals/mini-swe-agent EVAL_REPORTS=reports/out/mini-swe-agent $(VENV)/bin/doit -n $(JOBS) -P process eval:demo
+	EVAL_EVALS=evals/mini-swe-agent EVAL_REPORTS=reports/out/mini-swe-agent $(VENV)/bin/doit report:demo
 
 serve: setup
 	$(PY) -m evaluator serve
