@@ -1,4 +1,8 @@
-"""`python -m evaluator.images base [--tag TAG]`: build the base image if absent, print its id."""
+"""`python -m evaluator.images base|pin`: build the pinned base image, or re-pin its packages.
+
+    python -m evaluator.images base [--tag TAG]   build the base if absent or outdated, print its id
+    python -m evaluator.images pin                re-pin lock/base.lock from the mirror today
+"""
 
 from __future__ import annotations
 
@@ -6,8 +10,7 @@ import argparse
 import sys
 
 from evaluator.errors import EvalError
-from evaluator.images._base import BASE_TAG, ensure_base_image
-from evaluator.sandbox import docker_client
+from evaluator.images._base import BASE_TAG, ensure_base_image, repin
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -15,9 +18,15 @@ def main(argv: list[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     base = commands.add_parser("base", help="build the base image if absent and print its id")
     base.add_argument("--tag", default=BASE_TAG)
+    commands.add_parser("pin", help="re-pin the base image's Debian packages (lock/base.lock)")
     args = parser.parse_args(argv)
     try:
-        print(ensure_base_image(docker_client(), args.tag))
+        if args.command == "pin":
+            print(repin().digest)
+        else:
+            from evaluator.sandbox import docker_client
+
+            print(ensure_base_image(docker_client(), args.tag))
     except EvalError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -1,8 +1,11 @@
-"""The base image: a minimal Debian bookworm made with debootstrap and imported, never pulled.
+"""The base image: a minimal Debian bookworm from pinned packages, loaded, never pulled.
 
 No registry is reachable from the machines the harness runs on, so the base is built from the
-Debian mirror apt already uses; once tagged it is reused as is, because rebuilding would change
-its id and with it every task image and cache key derived from it.
+Debian packages `lock/base.lock` pins (name, version, sha256), fetched from the mirror apt uses
+(or $EVAL_DEBIAN_MIRROR) and checked, bootstrapped from a repository holding only them, and
+loaded as a layer and config written here: the same pins give the same image id on every
+machine. A tagged base whose pins label matches the lock is reused; a re-pin (`doit lock:<set>
+--repin`) is the only thing that changes the pins.
 """
 
 from __future__ import annotations
@@ -13,7 +16,6 @@ import glob
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -24,36 +26,85 @@ import docker
 import docker.errors
 
 from evaluator.errors import BadInputError, InfraError
+from evaluator.images import _debs, _rootfs
+from evaluator.images._layer import CREATED, image_config, load_image, tree_entries, write_layer
+from evaluator.images._pins import (
+    SUITE,
+    BasePins,
+    base_lock_path,
+    debootstrap_version,
+    read_pins,
+    resolve_pins,
+    write_pins,
+)
 
-BASE_TAG = "evaluator/base:bookworm-1"
+BASE_TAG = "evaluator/base:bookworm-2"
+PINS_LABEL = "evaluator.base.pins"
+MIRROR_ENV = "EVAL_DEBIAN_MIRROR"
 
-_SUITE = "bookworm"
-_PACKAGES = ("python3", "python3-pytest", "git", "patch", "tzdata", "ca-certificates")
 _FALLBACK_MIRROR = "http://deb.debian.org/debian"
-_CHANGES = [
-    "ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-    "ENV LANG=C.UTF-8",
-    "WORKDIR /",
-    "LABEL evaluator.base=1",
-]
-_AGENT_UID = 1000
-# A fixed "last password change" day keeps /etc/shadow identical across builds.
-_SHADOW_DAY = 10957
+_CONFIG = {
+    "Env": ["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C.UTF-8"],
+    "WorkingDir": "/",
+}
+# Kept empty in the image: the engine mounts its own over them.
+_EMPTY_DIRS = ("dev", "proc", "sys", "run", "tmp")
 _LOCK_NAME = "evaluator-base-image.lock"
-_PROGRESS_EVERY = 25
 
 
-def ensure_base_image(client: docker.DockerClient, tag: str = BASE_TAG) -> str:
-    """The id of the image tagged `tag`, built with debootstrap only if it is absent."""
-    found = _image_id(client, tag)
+def ensure_base_image(client: docker.DockerClient, tag: str = BASE_TAG,
+                      pins_path: Path | None = None) -> str:
+    """The id of the base image the lock pins, built (once per machine) when it is not here.
+
+    With no lock yet, the base is pinned first (and the lock written): commit it.
+    """
+    path = pins_path or base_lock_path()
+    found = _current(client, tag, path)
     if found is not None:
         return found
     # Two processes (parallel test workers, two `make demo`s) must not both spend minutes building.
     with _exclusive(Path(tempfile.gettempdir()) / _LOCK_NAME):
-        found = _image_id(client, tag)
+        found = _current(client, tag, path)
         if found is not None:
             return found
-        return _build(client, tag)
+        pins = read_pins(path)
+        if pins is None:
+            pins = repin(path)
+        return build_base(client, tag, pins)
+
+
+def repin(path: Path | None = None, mirror: str | None = None) -> BasePins:
+    """Resolve the base's packages from the mirror today and write them to the lock."""
+    path = path or base_lock_path()
+    mirror = mirror or current_mirror()
+    old = read_pins(path) if path.exists() else None
+    _log(f"pinning the base packages from {mirror}")
+    with tempfile.TemporaryDirectory(prefix="evaluator-pin-") as tmp:
+        pins = resolve_pins(mirror, Path(tmp) / "target")
+        for deb in (Path(tmp) / "target/var/cache/apt/archives").glob("*.deb"):
+            _debs.keep(_debs.deb_cache(), deb)
+    write_pins(path, pins)
+    _log(f"wrote {path}: {len(pins.packages)} packages, pins {pins.digest}"
+         + _changes(old, pins))
+    return pins
+
+
+def _changes(old: BasePins | None, new: BasePins) -> str:
+    if old is None:
+        return ""
+    before = {p.package: p.version for p in old.packages}
+    after = {p.package: p.version for p in new.packages}
+    changed = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
+    if not changed:
+        return " (no package changed)"
+    return "; changed: " + ", ".join(f"{k} {before.get(k, '-')} -> {after.get(k, '-')}"
+                                     for k in changed)
+
+
+def current_mirror() -> str:
+    """$EVAL_DEBIAN_MIRROR, else the mirror apt is configured with (any mirror with the pinned
+    files works: the pins name files and hashes, not a mirror)."""
+    return os.environ.get(MIRROR_ENV, "").strip().rstrip("/") or debian_mirror()
 
 
 def debian_mirror(
@@ -65,14 +116,14 @@ def debian_mirror(
         for stanza in re.split(r"\n\s*\n", Path(path).read_text(errors="replace")):
             fields = _deb822_fields(stanza)
             suites = fields.get("suites", "").split()
-            if _SUITE in suites and "deb" in fields.get("types", "deb").split():
+            if SUITE in suites and "deb" in fields.get("types", "deb").split():
                 uris = fields.get("uris", "").split()
                 if uris:
                     return uris[0].rstrip("/")
     if sources_list.is_file():
         for line in sources_list.read_text(errors="replace").splitlines():
             words = re.sub(r"\[[^]]*\]", " ", line.split("#", 1)[0]).split()
-            if len(words) >= 3 and words[0] == "deb" and words[2] == _SUITE:
+            if len(words) >= 3 and words[0] == "deb" and words[2] == SUITE:
                 return words[1].rstrip("/")
     return _FALLBACK_MIRROR
 
@@ -92,155 +143,60 @@ def _deb822_fields(stanza: str) -> dict[str, str]:
     return fields
 
 
-def _image_id(client: docker.DockerClient, tag: str) -> str | None:
+def base_is_current(client: docker.DockerClient, tag: str = BASE_TAG) -> str | None:
+    """The id of the tagged base when it is built from the pins in the base lock, else None."""
+    return _current(client, tag, base_lock_path())
+
+
+def _current(client: docker.DockerClient, tag: str, path: Path) -> str | None:
+    """The tagged base when it was built from the pins in `path`."""
     try:
-        return str(client.images.get(tag).id)
+        image = client.images.get(tag)
     except docker.errors.ImageNotFound:
         return None
     except docker.errors.DockerException as e:
         raise InfraError(f"cannot look up image {tag}: {e}") from e
+    pins = read_pins(path)
+    if pins is None or (image.labels or {}).get(PINS_LABEL) != pins.digest:
+        return None
+    return str(image.id)
 
 
-def _build(client: docker.DockerClient, tag: str) -> str:
+def build_base(client: docker.DockerClient, tag: str, pins: BasePins) -> str:
+    """Build the base from `pins` and load it as `tag`; its id depends on the pins alone."""
+    mirror = current_mirror()
+    started = time.monotonic()
+    _log(f"building {tag} from pins {pins.digest} ({len(pins.packages)} packages, "
+         f"fetched from {mirror} unless cached in {_debs.deb_cache()}; about a minute)")
+    files = _debs.fetch(pins, mirror, _debs.deb_cache())  # names every missing package, first
     if shutil.which("debootstrap") is None:
         raise BadInputError(
-            f"building the base image {tag} needs debootstrap: run `apt-get install debootstrap`"
-        )
+            f"building the base image {tag} needs debootstrap: run `apt-get install debootstrap`")
     if os.geteuid() != 0:
         raise InfraError(
             f"building the base image {tag} runs debootstrap, which needs root: run "
-            "`sudo python -m evaluator.images base` once (and `apt-get install debootstrap`)"
-        )
-    mirror = debian_mirror()
-    started = time.monotonic()
-    _log(f"building {tag} from {mirror} (about 2 minutes, once per machine)")
+            "`sudo python -m evaluator.images base` once (and `apt-get install debootstrap`)")
+    if debootstrap_version() != pins.debootstrap:
+        _log(f"warning: debootstrap {debootstrap_version()} here, {pins.debootstrap} pinned the "
+             f"lock; another version may lay files out differently (a different image id)")
     with tempfile.TemporaryDirectory(prefix="evaluator-base-") as tmp:
-        rootfs = Path(tmp) / "rootfs"
+        rootfs, layer = Path(tmp) / "rootfs", Path(tmp) / "layer.tar"
         try:
-            _debootstrap(rootfs, mirror)
-            _add_agent_user(rootfs)
-            _strip(rootfs)
-            _log("importing the root filesystem into docker")
-            image_id = _import(client, rootfs, tag)
+            repo = _debs.local_repo(pins, files, Path(tmp) / "repo")
+            _rootfs.debootstrap(rootfs, pins, repo)
+            _rootfs.normalise(rootfs)
+            _log("writing the layer")
+            with layer.open("wb") as out:
+                diff_id = write_layer(tree_entries(rootfs, _EMPTY_DIRS), out)
         finally:
-            # A failed debootstrap can leave /proc or /sys mounted inside; deleting through them
-            # would be disastrous, so unmount first.
-            _unmount_below(rootfs)
+            _rootfs.unmount_below(rootfs)
+        config = image_config(
+            [diff_id], {**_CONFIG, "Labels": {"evaluator.base": "1", PINS_LABEL: pins.digest}},
+            [{"created": CREATED, "created_by": f"evaluator base: debootstrap {pins.variant} "
+              f"{SUITE} + {','.join(pins.include)}, pins {pins.digest}"}], pins.architecture)
+        image_id = load_image(client, tag, config, [(diff_id, layer)])
     _log(f"built {tag} = {image_id} in {time.monotonic() - started:.0f}s")
     return image_id
-
-
-def _debootstrap(rootfs: Path, mirror: str) -> None:
-    cmd = [
-        "debootstrap",
-        "--variant=minbase",
-        "--include=" + ",".join(_PACKAGES),
-        _SUITE,
-        str(rootfs),
-        mirror,
-    ]
-    _log("$ " + " ".join(cmd))
-    proc = subprocess.Popen(
-        cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace"
-    )
-    assert proc.stdout is not None
-    tail: list[str] = []
-    counts: dict[str, int] = {}
-    for line in proc.stdout:
-        line = line.rstrip()
-        tail = (tail + [line])[-20:]
-        # Per-package lines come in the hundreds; a count every few dozen is progress enough.
-        step = re.match(r"I: (Retrieving|Validating|Extracting|Unpacking|Configuring) ", line)
-        if step is None:
-            _log("debootstrap: " + line)
-            continue
-        verb = step.group(1)
-        counts[verb] = counts.get(verb, 0) + 1
-        if verb != "Validating" and counts[verb] % _PROGRESS_EVERY == 0:
-            _log(f"debootstrap: {verb.lower()} packages: {counts[verb]} done")
-    if proc.wait() != 0:
-        raise InfraError(
-            f"debootstrap failed (exit {proc.returncode}) using mirror {mirror}; last output:\n"
-            + "\n".join(tail)
-            + f"\nsee {rootfs}/debootstrap/debootstrap.log if it is still there"
-        )
-
-
-def _add_agent_user(rootfs: Path) -> None:
-    etc = rootfs / "etc"
-    uid = _AGENT_UID
-    _append(etc / "passwd", f"agent:x:{uid}:{uid}:agent:/home/agent:/bin/bash\n")
-    _append(etc / "group", f"agent:x:{uid}:\n")
-    _append(etc / "shadow", f"agent:!:{_SHADOW_DAY}:0:99999:7:::\n")
-    _append(etc / "gshadow", "agent:!::\n")
-    home = rootfs / "home" / "agent"
-    home.mkdir(parents=True, exist_ok=True)
-    os.chown(home, uid, uid)
-    home.chmod(0o755)
-
-
-def _append(path: Path, line: str) -> None:
-    text = path.read_text() if path.exists() else ""
-    name = line.split(":", 1)[0] + ":"
-    if any(existing.startswith(name) for existing in text.splitlines()):
-        return
-    if text and not text.endswith("\n"):
-        text += "\n"
-    path.write_text(text + line)
-
-
-def _strip(rootfs: Path) -> None:
-    # Package indexes and logs are large, date-stamped and useless without network access.
-    patterns = [
-        "var/lib/apt/lists/*",
-        "var/cache/apt/*.bin",
-        "var/cache/apt/archives/*.deb",
-        "var/cache/debconf/*-old",
-        "var/log/apt/*",
-        "var/log/*.log",
-        "var/lib/dpkg/*-old",
-    ]
-    for pattern in patterns:
-        for path in glob.glob(str(rootfs / pattern)):
-            if os.path.isdir(path) and not os.path.islink(path):
-                shutil.rmtree(path)
-            else:
-                os.unlink(path)
-    (rootfs / "var/lib/apt/lists/partial").mkdir(parents=True, exist_ok=True)
-
-
-def _import(client: docker.DockerClient, rootfs: Path, tag: str) -> str:
-    repository, _, version = tag.rpartition(":")
-    if not repository or "/" in version:
-        repository, version = tag, "latest"
-    tar = subprocess.Popen(
-        ["tar", "--numeric-owner", "--xattrs", "-C", str(rootfs), "-c", "."],
-        stdout=subprocess.PIPE,
-    )
-    try:
-        client.api.import_image_from_data(
-            tar.stdout, repository=repository, tag=version, changes=_CHANGES
-        )
-    except docker.errors.DockerException as e:
-        tar.kill()
-        raise InfraError(f"docker import of the base image failed: {e}") from e
-    finally:
-        if tar.stdout is not None:
-            tar.stdout.close()
-    if tar.wait() != 0:
-        raise InfraError(f"tar of {rootfs} failed (exit {tar.returncode})")
-    image_id = _image_id(client, tag)
-    if image_id is None:
-        raise InfraError(f"docker import finished but no image is tagged {tag}")
-    return image_id
-
-
-def _unmount_below(root: Path) -> None:
-    prefix = str(root.resolve()) + "/"
-    with open("/proc/mounts") as f:
-        points = [line.split()[1] for line in f]
-    for point in sorted((p for p in points if p.startswith(prefix)), reverse=True):
-        subprocess.run(["umount", "-l", point], check=False)
 
 
 @contextlib.contextmanager

@@ -39,12 +39,23 @@ def build_images(name: str) -> TaskFailed | None:
     return None
 
 
-def write_lock(name: str) -> TaskFailed | None:
-    """Resolve every pin of the set and write `lock/<set>.lock` (atomically)."""
+def write_lock(name: str, repin: bool = False) -> TaskFailed | None:
+    """Build the set's images, resolve every pin and write `lock/<set>.lock` (atomically).
+
+    `repin` (`doit lock:<set> --repin`) first re-pins the base image's Debian packages
+    (lock/base.lock) from the mirror today: the only way they change.
+    """
     loaded = ctx.load(name, need_lock=False)
     if loaded.task_set is None:
         return TaskFailed(str(loaded.error))
     try:
+        if repin:
+            from evaluator.images import repin as repin_base
+
+            repin_base()
+        failed = build_images(name)
+        if failed is not None:
+            return failed
         lock = resolve_lock(loaded.task_set, DockerPinResolver(ctx.docker()))
     except EvalError as exc:
         return TaskFailed(str(exc))
@@ -55,12 +66,17 @@ def write_lock(name: str) -> TaskFailed | None:
     return None
 
 
-def lock_is_current(name: str) -> bool:
-    """The lock exists, matches every file, and every pinned image is on this engine."""
+def lock_is_current(task: Any, name: str) -> bool:
+    """The lock exists, matches every file, every pinned image is on this engine, and the
+    images the set builds are built from the base the base lock pins (no --repin asked)."""
+    if task.options.get("repin"):
+        return False
     loaded = ctx.load(name, need_lock=False)
     if loaded.task_set is None:
         return False
     try:
+        if not _built_images_current(loaded.task_set):
+            return False
         lock = read_lock(name, ctx.lock_dir())
         if lock_problems(loaded.task_set, lock):
             return False
@@ -72,6 +88,19 @@ def lock_is_current(name: str) -> bool:
     return True
 
 
+def _built_images_current(task_set: Any) -> bool:
+    from evaluator.images import base_is_current, task_image_current
+
+    builds = [(t.spec.image, t.dir / t.spec.build.repo) for t in task_set.tasks
+              if t.spec.build is not None]
+    if not builds:
+        return True
+    client = ctx.docker()
+    base = base_is_current(client)
+    return base is not None and all(task_image_current(client, tag, repo, base)
+                                    for tag, repo in builds)
+
+
 def image_tasks(names: list[str]) -> Iterator[dict[str, Any]]:
     for name in names:
         yield {"name": name, "actions": [(build_images, [name])], "uptodate": [False],
@@ -80,6 +109,10 @@ def image_tasks(names: list[str]) -> Iterator[dict[str, Any]]:
 
 def lock_tasks(names: list[str]) -> Iterator[dict[str, Any]]:
     for name in names:
-        yield {"name": name, "actions": [(write_lock, [name])], "task_dep": [f"images:{name}"],
+        yield {"name": name, "actions": [(write_lock, [name])],
                "uptodate": [(lock_is_current, [name])], "verbosity": 2,
-               "doc": f"pin images, commits and files of task set {name} in lock/{name}.lock"}
+               "params": [{"name": "repin", "long": "repin", "type": bool, "default": False,
+                           "help": "re-pin the base image's Debian packages (lock/base.lock) "
+                                   "from the mirror first"}],
+               "doc": f"build images, pin images, commits and files of task set {name} in "
+                      f"lock/{name}.lock (--repin: re-pin the base image's packages first)"}

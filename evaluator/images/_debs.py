@@ -1,0 +1,123 @@
+"""Pinned packages on disk: a cache by sha256, downloads checked against the pins, a local repo.
+
+debootstrap is pointed at a repository made here from the pinned files alone, so whatever the
+mirror serves today cannot slip in: the only packages it can see are the pinned ones.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import shutil
+import urllib.error
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from evaluator.errors import InfraError, StaleLockError
+from evaluator.images._pins import REPIN_HINT, BasePins, DebPin
+
+DEB_CACHE_ENV = "EVAL_DEB_CACHE"
+_WORKERS = 8
+_TIMEOUT_S = 60
+
+
+def deb_cache() -> Path:
+    """`$EVAL_DEB_CACHE`, else `$XDG_CACHE_HOME/evaluator/debs` (~/.cache by default)."""
+    env = os.environ.get(DEB_CACHE_ENV, "").strip()
+    if env:
+        return Path(env)
+    xdg = os.environ.get("XDG_CACHE_HOME", "").strip() or str(Path.home() / ".cache")
+    return Path(xdg) / "evaluator" / "debs"
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def keep(cache: Path, path: Path) -> None:
+    """Add a downloaded package to the cache under its sha256 (e.g. after a pin)."""
+    cache.mkdir(parents=True, exist_ok=True)
+    digest = _sha256(path)
+    dest = cache / f"{digest}.deb"
+    if not dest.exists():
+        tmp = cache / f".{digest}.{os.getpid()}"
+        shutil.copyfile(path, tmp)
+        os.replace(tmp, dest)
+
+
+def fetch(pins: BasePins, mirror: str, cache: Path) -> dict[str, Path]:
+    """Every pinned package as a checked file in `cache`, downloading what is not there.
+
+    Every package the mirror no longer serves, or serves with other bytes, is named in one
+    StaleLockError; nothing is installed from a partial set.
+    """
+    cache.mkdir(parents=True, exist_ok=True)
+    with ThreadPoolExecutor(_WORKERS) as pool:
+        results = list(pool.map(lambda p: _one(p, mirror, cache), pins.packages))
+    problems = [problem for _, problem in results if problem]
+    if problems:
+        raise StaleLockError(
+            f"the base image's pinned packages cannot all be had from {mirror}; the build stops "
+            f"here ({REPIN_HINT}; the base image and every task image built on it change)",
+            problems)
+    return {p.package: path for p, (path, _) in zip(pins.packages, results, strict=True)}
+
+
+def _one(pin: DebPin, mirror: str, cache: Path) -> tuple[Path, str]:
+    dest = cache / f"{pin.sha256}.deb"
+    if dest.exists() and _sha256(dest) == pin.sha256:
+        return dest, ""
+    what = f"{pin.package}={pin.version} ({pin.filename})"
+    url = f"{mirror.rstrip('/')}/{pin.filename}"
+    tmp = cache / f".{pin.sha256}.{os.getpid()}.part"
+    try:
+        with urllib.request.urlopen(url, timeout=_TIMEOUT_S) as resp, tmp.open("wb") as out:
+            shutil.copyfileobj(resp, out)
+    except urllib.error.HTTPError as e:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+        if e.code in (404, 410):
+            return dest, f"{what}: the mirror no longer serves it (HTTP {e.code} for {url})"
+        return dest, f"{what}: HTTP {e.code} for {url}"
+    except (urllib.error.URLError, OSError) as e:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+        raise InfraError(f"cannot download {what} from {url}: {e}; check the network or set "
+                         f"$EVAL_DEBIAN_MIRROR") from e
+    got = _sha256(tmp)
+    if got != pin.sha256:
+        tmp.unlink()
+        return dest, f"{what}: the mirror serves other bytes (sha256 {got}, pinned {pin.sha256})"
+    os.replace(tmp, dest)
+    return dest, ""
+
+
+def local_repo(pins: BasePins, files: dict[str, Path], root: Path) -> str:
+    """A minimal apt repository under `root` holding exactly the pinned packages; its file: URL."""
+    arch = pins.architecture
+    for pin in pins.packages:
+        dest = root / pin.filename
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        os.link(files[pin.package], dest) if _same_fs(files[pin.package], dest.parent) \
+            else shutil.copyfile(files[pin.package], dest)
+    # Every stanza ends in a blank line: debootstrap drops a last one that does not.
+    index = "".join(p.stanza() + "\n" for p in sorted(pins.packages, key=lambda p: p.package))
+    rel = f"main/binary-{arch}/Packages"
+    dists = root / "dists" / pins.suite
+    (dists / rel).parent.mkdir(parents=True, exist_ok=True)
+    (dists / rel).write_text(index)
+    digest = hashlib.sha256(index.encode()).hexdigest()
+    (dists / "Release").write_text(
+        f"Suite: {pins.suite}\nCodename: {pins.suite}\nArchitectures: {arch}\n"
+        f"Components: main\nSHA256:\n {digest} {len(index.encode())} {rel}\n")
+    return f"file://{root}"
+
+
+def _same_fs(a: Path, b: Path) -> bool:
+    return a.stat().st_dev == b.stat().st_dev
