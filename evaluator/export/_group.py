@@ -25,7 +25,13 @@ def _mlflow(sub: Any) -> None:
     add_command(sub)
 
 
-EXPORTERS: tuple[Callable[[Any], None], ...] = (_traj, _mlflow)
+def _swebench(sub: Any) -> None:
+    from evaluator.swebench._cli import add_export_command
+
+    add_export_command(sub)
+
+
+EXPORTERS: tuple[Callable[[Any], None], ...] = (_traj, _mlflow, _swebench)
 
 
 def add_commands(sub: Any) -> None:

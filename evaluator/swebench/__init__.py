@@ -12,12 +12,25 @@ from evaluator.swebench._import import (
     import_rows,
     task_id_for,
 )
+from evaluator.swebench._predictions import (
+    PlannedPrediction,
+    Prediction,
+    grade_prediction,
+    instance_tasks,
+    plan_predictions,
+    read_predictions,
+)
 from evaluator.swebench._rows import Row, id_list, read_rows
+from evaluator.swebench._subjects import Subject, subject_cells, write_manifest
+from evaluator.swebench._subjects import subjects as prediction_subjects
 
 __all__ = [
     "META_FILE",
     "BaseFiles",
     "Command",
+    "PlannedPrediction",
+    "Prediction",
+    "Subject",
     "GitCloneFiles",
     "ImageFiles",
     "ImportOptions",
@@ -28,7 +41,14 @@ __all__ = [
     "command_for",
     "default_image",
     "hidden_files",
+    "grade_prediction",
     "id_list",
+    "instance_tasks",
+    "plan_predictions",
+    "prediction_subjects",
+    "read_predictions",
+    "subject_cells",
+    "write_manifest",
     "import_rows",
     "read_rows",
     "results_for",

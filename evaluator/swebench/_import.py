@@ -24,6 +24,7 @@ from evaluator.errors import BadInputError
 from evaluator.hashing import hash_tree
 from evaluator.swebench._command import DEFAULT_SETUP, Unmapped, command_for
 from evaluator.swebench._hidden import BaseFiles, hidden_files
+from evaluator.swebench._predictions import META_FILE
 from evaluator.swebench._rows import Row, id_list
 from evaluator.taskset import SetSpec, TaskSpec
 
@@ -31,7 +32,6 @@ _ID_BAD = re.compile(r"[^a-z0-9._-]+")
 # What the importer keeps of a row beside our task.yaml, for the export back and for people.
 _KEPT = ("instance_id", "repo", "version", "created_at", "environment_setup_commit",
          "hints_text", "log_parser", "eval_type", "image")
-META_FILE = "swebench.json"
 _REQUIRED = ("instance_id", "base_commit", "patch", "test_patch", "problem_statement")
 
 
@@ -51,7 +51,7 @@ class ImportOptions:
     set_name: str
     tasks_root: Path
     setup: str = DEFAULT_SETUP  # environment activation for rows without an eval_script
-    user: str = "root"  # SWE-bench images are built to run as root
+    user: str | None = None  # else the row's `user` (ours, from an export), else root
     workdir: str = "/testbed"
     image_template: str | None = None  # "{instance_id}" filled in; else the official name
     replace: bool = False
@@ -118,7 +118,8 @@ def _map(row: Row, opts: ImportOptions) -> tuple[dict[str, bytes], str, list[str
     notes += [f"eval_script step left out: {s}" for s in cmd.dropped]
     spec: dict[str, Any] = {
         "id": tid, "image": image, "workdir": opts.workdir, "base_commit": data["base_commit"],
-        "user": opts.user, "problem_statement": "problem.md", "hidden_tests": "hidden",
+        "user": opts.user or str(data.get("user") or "root"),
+        "problem_statement": "problem.md", "hidden_tests": "hidden",
         "gold_patch": "gold.patch", "test_command": cmd.test_command,
         "fail_to_pass": f2p, "pass_to_pass": [t for t in p2p if t not in f2p],
     }
