@@ -14,6 +14,7 @@ import docker
 import docker.errors
 import pytest
 
+from evaluator.images import BASE_TAG
 from evaluator.sandbox import DockerSandboxes, SandboxLimits
 
 pytestmark = pytest.mark.docker
@@ -48,7 +49,7 @@ def test_root_sandbox_user_cannot_end_pid1(sandboxes: DockerSandboxes, base_imag
 
 def _opened_by_child(argv: list[str], timeout_s: float) -> tuple[subprocess.Popen[str], str]:
     env = {**os.environ, "PYTHONPATH": os.getcwd()}
-    child = subprocess.Popen([*argv, sys.executable, "-c", _OPEN, "evaluator/base:bookworm-1",
+    child = subprocess.Popen([*argv, sys.executable, "-c", _OPEN, BASE_TAG,
                               str(timeout_s)], stdout=subprocess.PIPE, text=True, env=env)
     assert child.stdout is not None
     return child, child.stdout.readline().strip()
