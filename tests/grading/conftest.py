@@ -42,3 +42,23 @@ def grader(sandboxes) -> DockerGrader:
 @pytest.fixture
 def hidden() -> dict[str, bytes]:
     return {k: v.encode() for k, v in HIDDEN_FILES.items()}
+
+
+@pytest.fixture(scope="session", params=["calc", "shop"])
+def layout_case(request, docker_client, base_image, tmp_path_factory: pytest.TempPathFactory):
+    """(layout, its grade spec, its hidden files) for each task layout of the cheat battery."""
+    from tests.grading.layouts import LAYOUTS
+
+    lay = next(x for x in LAYOUTS if x.name == request.param)
+    repo = tmp_path_factory.mktemp(f"repo-{lay.name}")
+    write_files(repo, lay.repo)
+    image = build_task_image(docker_client, base_image=base_image,
+                             tag=f"evaluator-test/layout-{lay.name}:1", repo_dir=Path(repo))
+    sha = DockerPinResolver(docker_client).commit(image, "/testbed", "HEAD")
+    spec = GradeSpec(
+        task_set="t", task_id=lay.name, image=image, workdir="/testbed", user="1000:1000",
+        base_commit=sha, test_command=TEST_CMD, hidden_tests_hash=hash_json(lay.hidden),
+        fail_to_pass=lay.fail_to_pass, pass_to_pass=lay.pass_to_pass, test_files=(),
+        limits=SandboxLimits(memory_mb=512, exec_timeout_s=60),
+    )
+    return lay, spec, {k: v.encode() for k, v in lay.hidden.items()}
