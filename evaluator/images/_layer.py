@@ -193,7 +193,10 @@ def load_image(client: docker.DockerClient, tag: str, config: bytes,
                         tar.addfile(info, f)
         archive.seek(0)
         try:
-            client.api.load_image(archive, quiet=True)
+            # The engine reports as it goes; the load is done (and tagged) once the stream ends.
+            for chunk in client.api.load_image(archive, quiet=True):
+                if isinstance(chunk, dict) and chunk.get("error"):
+                    raise InfraError(f"docker load of {tag} failed: {chunk['error']}")
         except docker.errors.DockerException as e:
             raise InfraError(f"docker load of {tag} failed: {e}") from e
     try:
