@@ -3,6 +3,7 @@ trajectory (steps, observations as blobs, model calls), a patch, a graded test r
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,8 @@ MESSAGES = [
 
 class ViewerWorld(World):
     def attempt(self, agent: str, task: str, sample: int, status: str, *, steps: int = 3,
-                observation: str = "ok\n", messages: list[dict[str, Any]] | None = None,
+                observation: str | Callable[[int], str] = "ok\n",
+                messages: list[dict[str, Any]] | None = None,
                 violations: list[dict[str, str]] | None = None) -> str:
         """Store a full attempt (and its grade and result unless `status` is ungraded)."""
         pa = self.plan().find(f"{agent}/{task}/{sample}")
@@ -34,7 +36,9 @@ class ViewerWorld(World):
         patch = self.store.put_blob(text.encode())
         t0 = 1_700_000_000.0
         traj_steps = [{"n": i, "action": f"echo step {i} {HOSTILE}",
-                       "observation": self.store.put_blob(f"{observation}{i}".encode()),
+                       "observation": self.store.put_blob(
+                           (observation(i) if callable(observation) else f"{observation}{i}")
+                           .encode()),
                        "t": t0 + i + 1, "exit_code": 0} for i in range(steps)]
         calls = [{"n": i, "model": "sim", "prompt_tokens": 100 + i, "completion_tokens": 7,
                   "cost_usd": 0.001, "latency_s": 0.25, "finish_reason": "stop"}

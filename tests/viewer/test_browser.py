@@ -57,6 +57,11 @@ def test_site_from_disk(browser: Any, world: ViewerWorld, tmp_path: Path) -> Non
     _walk(browser, index.as_uri(), tmp_path / "shots-disk")
     _by_css(browser, "nav a[href='../index.html']").click()  # relative links work from disk
     assert browser.title == "Run index: mini"
+    with_messages = world.plan().find("base/t2/0").key
+    browser.get((index.parent / "attempts" / f"{with_messages}.html").as_uri())
+    _by_css(browser, "#conversation summary").click()  # folded away until asked for
+    assert 'calc.add subtracts <script>document.title="pwned"' in _by_css(browser, "#messages").text
+    assert browser.title == "base on t2 (sample 0)"
     key = world.plan().find("cand/t1/0").key
     browser.get((index.parent / "attempts" / f"{key}.html").as_uri())
     _by_css(browser, f"a[href='{key}/step-0.txt']").click()

@@ -35,7 +35,7 @@ def test_attempt_page_holds_steps_diff_grade_flags_and_provenance(
     assert html.count('class="step"') == 3 and "101 + 7 tokens" in html
     assert '<span class="d-add">+    return a + b</span>' in html
     assert '<span class="d-del">-    return a - b</span>' in html
-    assert re.search(r"tests/test_hidden.py::test_add</code></td><td>fail → pass</td>"
+    assert re.search(r"tests/test_hidden.py::test_add</code></td><td class=\"role\">F → P</td>"
                      r"<td class=\"t-failed\">failed", html)
     assert "<strong>test_file_edit</strong>" in html and "policy" in html
     assert "c" * 40 in html and _key(world, "cand", "t2") in html
