@@ -6,7 +6,7 @@ from typing import Any
 
 from evaluator.errors import InfraError
 from evaluator.grading import TAMPERED, Grader, hidden_test_bytes
-from evaluator.policy import check_patch, check_trajectory
+from evaluator.policy import Violation, check_patch, check_trajectory, scan_patch
 from evaluator.store import Store
 from evaluator.version import harness_version
 
@@ -34,8 +34,10 @@ def grade_attempt(store: Store, grader: Grader, plan: Any, pa: Any,
             "lock_version": plan.lock.version, "output": store.put_blob(outcome.output.encode()),
         }
         store.put("grade", gkey, grade)
+    findings = scan_patch(patch)
     violations = check_patch(patch, hidden, pa.task.spec.test_files) + check_trajectory(
-        attempt.get("actions", []), hidden)
+        attempt.get("actions", []), hidden) + [
+        Violation(f.reason, f"{f.path}:{f.line}: {f.text}") for f in findings if f.fatal]
     # A tampered grade is a policy failure in every report, like a rule the patch broke.
     tampered = grade["outcome"] == TAMPERED
     status = POLICY if violations or tampered else RESOLVED if grade["resolved"] else FAILED
@@ -44,6 +46,7 @@ def grade_attempt(store: Store, grader: Grader, plan: Any, pa: Any,
         "status": status, "resolved": status == RESOLVED, "sample_idx": pa.sample_idx,
         "attempt": pa.key, "grade": gkey, "grade_outcome": grade["outcome"],
         "violations": [v.to_dict() for v in violations], "exit_reason": attempt["exit_reason"],
+        "flags": [f.to_dict() for f in findings if not f.fatal],
         "cost": attempt["cost"], "agent_identity": pa.agent.identity,
         "lock_version": plan.lock.version, "grader_version": grade["grader_version"],
         "simulated": attempt.get("simulated", False),
