@@ -12,6 +12,7 @@ from evaluator.gold import INCOMPLETE, VALID, verdicts
 from evaluator.lock import Lock, load_locked
 from evaluator.reports._sources import Sources
 from evaluator.store import Store
+from evaluator.swebench import prediction_subjects
 from evaluator.taskset import TaskSet, load_task_set
 from evaluator.version import harness_version
 
@@ -50,8 +51,8 @@ def open_inputs(name: str, sources: Sources) -> Inputs:
     """
     task_set = load_task_set(name, sources.tasks_root)
     lock = load_locked(task_set, str(sources.lock_dir))
-    spec = load_eval(name, sources.evals_root)
     store = sources.open_store()
+    spec = _eval_or_predictions(name, sources, store)
     grader = harness_version("grader")
     gate = verdicts(store, task_set, lock)
     undecided = sorted(t for t, v in gate.items() if v["verdict"] == INCOMPLETE)
@@ -63,6 +64,14 @@ def open_inputs(name: str, sources: Sources) -> Inputs:
         )
     plan = plan_eval(task_set, lock, spec, store, sources.agents_root)
     return Inputs(store, task_set, lock, spec, plan, gate, grader, sources, lock.version)
+
+
+def _eval_or_predictions(name: str, sources: Sources, store: Store) -> EvalSpec:
+    """The set's eval config; a set with graded predictions but no evals/<set>.yaml reports
+    its predictions subjects alone."""
+    if not (sources.evals_root / f"{name}.yaml").is_file() and prediction_subjects(store, name):
+        return EvalSpec.model_construct(task_set=name, agents=[])
+    return load_eval(name, sources.evals_root)
 
 
 def _gate_problems(store: Store, name: str, undecided: list[str], grader: str) -> list[str]:

@@ -28,7 +28,8 @@ def build_summary(inputs: Inputs, collected: Collected, *, alpha: float = ALPHA,
     False counts earlier looks without recording this one (for views that show no verdict).
     """
     spec = inputs.spec
-    board = leaderboard_rows_from(collected.cells, inputs.plan.agents, spec.samples, alpha=alpha)
+    board = leaderboard_rows_from(collected.cells, {**inputs.plan.agents, **collected.subjects},
+                                  spec.samples, alpha=alpha)
     order = [r["agent"] for r in board]
     compared = comparisons(inputs, collected, order, alpha=alpha, n_boot=n_boot,
                            decision=decision, looker=looker(inputs, record=record_looks))
@@ -77,7 +78,7 @@ def comparisons(inputs: Inputs, collected: Collected, order: list[str], *, alpha
     if base is None:
         return []
     cells = {name: [c for c in collected.cells if c["agent"] == name] for name in order}
-    agents = inputs.plan.agents
+    agents = {**inputs.plan.agents, **collected.subjects}
 
     def who(name: str) -> dict[str, Any]:
         return side(name, agents[name].identity, any(c["simulated"] for c in cells[name]),
