@@ -13,6 +13,7 @@ import os
 import shutil
 import tempfile
 import threading
+import time
 from typing import Any
 
 from evaluator.errors import InfraError
@@ -40,24 +41,37 @@ class NodeAgent:
         self._lock = threading.Lock()
         self._running = 0
         self._started: set[str] = set()
+        self._announced: dict[str, float] = {}  # ticket -> when queued here, until it starts
         self.pulled = 0
 
     # --- control ----------------------------------------------------------------------------
-    def describe(self) -> dict[str, Any]:
+    def describe(self, images: list[str]) -> dict[str, Any]:
+        """Load, capacity and versions, and whether the engine holds each of `images`."""
         import ray
 
+        now = time.time()
         with self._lock:
-            running = self._running
+            running, queued = self._running, len(self._announced)
+            oldest = max((now - t for t in self._announced.values()), default=0.0)
         return {"node_id": ray.get_runtime_context().get_node_id(), "capacity": self.capacity,
-                "running": running, "engine": os.environ.get("DOCKER_HOST", "default"),
+                "running": running, "queued": queued, "oldest_wait_s": round(oldest, 3),
+                "engine": os.environ.get("DOCKER_HOST", "default"),
                 "ready": self.pool.ready(), "pulled": self.pulled, "versions": local_versions(),
-                "pool": dict(self.pool.stats)}
+                "pool": dict(self.pool.stats), "holds": self.holds(images)}
+
+    def withdraw(self, ticket: str) -> None:
+        """The driver gave up on a queued ticket."""
+        with self._lock:
+            self._announced.pop(ticket, None)
+        self.pool.forget(ticket)
 
     def holds(self, images: list[str]) -> list[bool]:
         return [self._has(i) for i in images]
 
     def expect(self, ticket: str, image: str, limits: SandboxLimits, user: str, workdir: str,
                purpose: str) -> None:
+        with self._lock:
+            self._announced[ticket] = time.time()
         self.pool.expect(ticket, image, limits, user=user, workdir=workdir, purpose=purpose)
 
     def started(self, ticket: str) -> bool:
@@ -128,6 +142,7 @@ class NodeAgent:
         with self._lock:
             self._running += 1
             self._started.add(ticket)
+            self._announced.pop(ticket, None)
 
     def _end(self, ticket: str) -> None:
         self.pool.forget(ticket)

@@ -8,9 +8,11 @@ error and hands the work to another node.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 import uuid
+from collections.abc import Iterator
 from typing import Any
 
 from evaluator.errors import EvalError, InfraError
@@ -21,8 +23,9 @@ from evaluator.store import Store
 
 NAMESPACE = "evaluator"
 RESOURCE = "sandbox"
-_CONTROL = ("describe", "holds", "expect", "started")
+_CONTROL = ("describe", "holds", "expect", "started", "withdraw")
 _REFRESH_S = 5.0
+_ANSWER_S = 10.0
 
 
 def _actor_class() -> Any:
@@ -35,7 +38,7 @@ def _actor_class() -> Any:
         setattr(_Node, name, ray.method(concurrency_group="control")(getattr(NodeAgent, name)))
     _Node.export_image = ray.method(concurrency_group="images")(  # type: ignore[method-assign,assignment]
         NodeAgent.export_image)
-    return ray.remote(_Node)
+    return ray.remote(concurrency_groups={"control": 8, "images": 2})(_Node)  # type: ignore[call-overload]
 
 
 class RayExecutor:
@@ -83,7 +86,7 @@ class RayExecutor:
             handle = self._agents.get(nid) or self._actor.options(
                 name=f"evaluator-node-{nid[:16]}", namespace=NAMESPACE, lifetime="detached",
                 get_if_exists=True, num_cpus=0, resources={RESOURCE: capacity},
-                max_concurrency=capacity, concurrency_groups={"control": 8, "images": 2},
+                max_concurrency=capacity,
                 scheduling_strategy=NodeAffinitySchedulingStrategy(nid, soft=False),
             ).remote(capacity, self._pool_size, self._max_idle_s, self._pull_limit)
             if nid not in self._agents:
@@ -99,8 +102,9 @@ class RayExecutor:
     def _current(self, handle: Any, nid: str, capacity: int) -> Any:
         """The node's agent, restarted if it runs other harness code than this driver."""
         import ray
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-        info = ray.get(handle.describe.remote(), timeout=120)
+        info = ray.get(handle.describe.remote([]), timeout=120)
         if info["versions"] == local_versions():
             return handle
         ray.kill(handle)
@@ -109,29 +113,41 @@ class RayExecutor:
         return self._actor.options(
             name=f"evaluator-node-{nid[:16]}", namespace=NAMESPACE, lifetime="detached",
             get_if_exists=True, num_cpus=0, resources={RESOURCE: capacity},
-            max_concurrency=capacity, concurrency_groups={"control": 8, "images": 2},
+            max_concurrency=capacity,
+            scheduling_strategy=NodeAffinitySchedulingStrategy(nid, soft=False),
         ).remote(capacity, self._pool_size, self._max_idle_s, self._pull_limit)
 
     def describe(self) -> list[dict[str, Any]]:
         import ray
 
-        return list(ray.get([a.describe.remote() for a in self.agents().values()], timeout=60))
+        return list(ray.get([a.describe.remote([]) for a in self.agents().values()], timeout=60))
 
     def place(self, image: str) -> tuple[str, Any, list[Any]]:
-        """(node id, agent, the other agents holding the image) for one piece of work."""
+        """(node id, agent, the other agents holding the image) for one piece of work.
+
+        A node that does not answer within seconds is left out this time (it may be dying)."""
         import ray
 
         agents = self.agents()
-        ids = list(agents)
-        holds = ray.get([agents[i].holds.remote([image]) for i in ids], timeout=60)
-        infos = ray.get([agents[i].describe.remote() for i in ids], timeout=60)
-        free = {i: info["capacity"] - info["running"] for i, info in zip(ids, infos, strict=True)}
-        holder = {i: h[0] for i, h in zip(ids, holds, strict=True)}
-        ranked = sorted(ids, key=lambda i: (free[i] <= 0, not holder[i], -free[i]))
-        if free[ranked[0]] <= 0:  # all busy: queue on the least loaded holder, if any
-            ranked = sorted(ids, key=lambda i: (not holder[i], -free[i]))
-        chosen = ranked[0]
-        return chosen, agents[chosen], [agents[i] for i in ids if holder[i] and i != chosen]
+        refs = {agents[i].describe.remote([image]): i for i in agents}
+        ready, _ = ray.wait(list(refs), num_returns=len(refs), timeout=_ANSWER_S)
+        infos: dict[str, dict[str, Any]] = {}
+        for ref in ready:
+            try:
+                infos[refs[ref]] = ray.get(ref)
+            except Exception:  # noqa: BLE001 - a dead or dying node: not a candidate
+                self._agents.pop(refs[ref], None)
+        if not infos:
+            self._refreshed = 0.0
+            raise WorkLost(f"no node of the Ray cluster at {self.address} answered within "
+                           f"{_ANSWER_S:g}s")
+        free = {i: x["capacity"] - x["running"] - x["queued"] for i, x in infos.items()}
+        holder = {i: x["holds"][0] for i, x in infos.items()}
+        ids = sorted(infos, key=lambda i: (free[i] <= 0, not holder[i], -free[i]))
+        if free[ids[0]] <= 0:  # all busy: queue on the least loaded holder, if any
+            ids = sorted(infos, key=lambda i: (not holder[i], -free[i]))
+        chosen = ids[0]
+        return chosen, agents[chosen], [agents[i] for i in infos if holder[i] and i != chosen]
 
     def bound(self, endpoint: str, limit: int) -> Any:
         """The cluster-wide semaphore of one model endpoint, on the head node."""
@@ -147,6 +163,10 @@ class RayExecutor:
 
     # --- work -------------------------------------------------------------------------------
     def run_attempt(self, work: AttemptWork, store: Store) -> dict[str, Any]:
+        with _as_infra():
+            return self._run_attempt(work, store)
+
+    def _run_attempt(self, work: AttemptWork, store: Store) -> dict[str, Any]:
         node, agent, holders = self.place(work.image)
         ticket = uuid.uuid4().hex
         spec = work.model
@@ -176,6 +196,17 @@ class RayExecutor:
                            f"({type(e).__name__}); it goes to another node") from None
 
 
+@contextlib.contextmanager
+def _as_infra() -> Iterator[None]:
+    """Anything Ray raises that is not the harness's own error is the infrastructure's."""
+    try:
+        yield
+    except EvalError:
+        raise
+    except Exception as e:  # noqa: BLE001 - Ray's errors have no common base worth naming
+        raise InfraError(f"the Ray executor failed: {type(e).__name__}: {e}") from e
+
+
 def _get(ref: Any) -> Any:
     import ray
     import ray.exceptions as rex
@@ -197,6 +228,10 @@ class RayGrader:
         self._ex = executor
 
     def grade(self, spec: GradeSpec, patch: bytes, hidden: dict[str, bytes]) -> GradeOutcome:
+        with _as_infra():
+            return self._grade(spec, patch, hidden)
+
+    def _grade(self, spec: GradeSpec, patch: bytes, hidden: dict[str, bytes]) -> GradeOutcome:
         for attempt in range(self._ex.tries):
             node, agent, holders = self._ex.place(spec.image)
             ticket = uuid.uuid4().hex

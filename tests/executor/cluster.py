@@ -1,0 +1,165 @@
+"""A real Ray cluster on this machine: a head and worker nodes started with `ray start`.
+
+Each node has its own temporary directory and ports, and runs in a session of its own, so one
+node can be killed (SIGKILL to its process group, then its leftover workers by pid) without
+touching the others. Workers advertise `sandbox` slots and drive the Docker engine named by
+their DOCKER_HOST.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
+RAY = str(Path(sys.executable).with_name("ray"))
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class Node:
+    name: str
+    temp: Path
+    proc: subprocess.Popen[bytes]
+    docker_host: str | None = None
+
+    def pids(self) -> list[int]:
+        """Every live process of this node: its session, and workers that left it (by their
+        command line naming this node's temporary directory)."""
+        found = []
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                cmd = (entry / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if str(self.temp).encode() in cmd:
+                found.append(int(entry.name))
+        return found
+
+    def kill(self, sig: int = signal.SIGKILL, wait_s: float = 10) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.proc.pid, sig)
+        for pid in self.pids():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, sig)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(timeout=wait_s)
+
+
+@dataclass
+class Cluster:
+    gcs_port: int
+    client_port: int
+    nodes: list[Node] = field(default_factory=list)
+
+    @property
+    def address(self) -> str:
+        """EVAL_EXECUTOR for a driver anywhere (Ray Client)."""
+        return f"ray://127.0.0.1:{self.client_port}"
+
+    @property
+    def gcs(self) -> str:
+        return f"127.0.0.1:{self.gcs_port}"
+
+    def env(self, docker_host: str | None = None) -> dict[str, str]:
+        env = {**os.environ, "PYTHONPATH": str(REPO), "RAY_USAGE_STATS_ENABLED": "0",
+               # A killed node is noticed in seconds, not the default half minute.
+               "RAY_health_check_period_ms": "1000", "RAY_health_check_failure_threshold": "3",
+               "RAY_health_check_initial_delay_ms": "1000"}
+        env.pop("DOCKER_HOST", None)
+        if docker_host:
+            env["DOCKER_HOST"] = docker_host
+        return env
+
+    def _start(self, name: str, args: list[str], docker_host: str | None = None) -> Node:
+        temp = Path(tempfile.mkdtemp(prefix=f"ray-{name}-", dir="/tmp"))
+        ports = ["--dashboard-agent-listen-port", str(free_port()), "--dashboard-agent-grpc-port",
+                 str(free_port()), "--metrics-export-port", str(free_port()),
+                 "--runtime-env-agent-port", str(free_port())]
+        log = open(temp.with_suffix(".log"), "wb")  # noqa: SIM115 - the node writes it until killed
+        proc = subprocess.Popen([RAY, "start", "--block", "--num-cpus", "1", "--temp-dir",
+                                 str(temp), "--disable-usage-stats", *ports, *args],
+                                env=self.env(docker_host), stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+        log.close()
+        node = Node(name, temp, proc, docker_host)
+        self.nodes.append(node)
+        return node
+
+    def start_head(self) -> None:
+        self._start("head", ["--head", "--port", str(self.gcs_port), "--include-dashboard=false",
+                             "--ray-client-server-port", str(self.client_port),
+                             "--resources", json.dumps({"head": 1})])
+        self._wait_nodes(1)
+
+    def start_worker(self, name: str, slots: int, docker_host: str | None = None) -> Node:
+        alive = len(self.alive())
+        node = self._start(name, ["--address", self.gcs, "--resources",
+                                  json.dumps({"sandbox": slots})], docker_host)
+        self._wait_nodes(alive + 1)
+        return node
+
+    def alive(self) -> list[dict[str, Any]]:
+        """The live nodes, asked as a driver of this process (connected on first use)."""
+        import ray
+
+        if not ray.is_initialized():
+            os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
+            ray.init(address=self.gcs, logging_level=logging.ERROR, log_to_driver=False,
+                     namespace="evaluator")
+        return [n for n in ray.nodes() if n["Alive"]]
+
+    def _wait_nodes(self, count: int, timeout: float = 120) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if any(n.proc.poll() is not None for n in self.nodes):
+                break
+            if len(self.alive()) >= count:
+                return
+            time.sleep(1)
+        logs = "\n".join(n.temp.with_suffix(".log").read_text(errors="replace")[-1500:]
+                         for n in self.nodes)
+        raise RuntimeError(f"the Ray cluster did not reach {count} live node(s): {logs}")
+
+    def stop(self) -> None:
+        import ray
+
+        ray.shutdown()
+        for node in reversed(self.nodes):
+            node.kill(signal.SIGTERM, wait_s=0)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and any(n.pids() for n in self.nodes):
+            time.sleep(0.5)
+        for node in reversed(self.nodes):
+            node.kill(signal.SIGKILL)
+            shutil.rmtree(node.temp, ignore_errors=True)
+            node.temp.with_suffix(".log").unlink(missing_ok=True)
+
+
+def start_cluster() -> Cluster:
+    cluster = Cluster(free_port(), free_port())
+    try:
+        cluster.start_head()
+    except Exception:
+        cluster.stop()
+        raise
+    return cluster

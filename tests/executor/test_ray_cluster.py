@@ -1,0 +1,94 @@
+"""`doit eval` through a real Ray cluster of two Docker engines against the local executor."""
+
+from __future__ import annotations
+
+import signal
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from evaluator.store import Store
+from tests.engines import Engine
+from tests.executor.cluster import Cluster
+from tests.executor.conftest import CountingProxy, fresh_store
+from tests.pipeline.conftest import Project
+
+pytestmark = pytest.mark.docker
+
+# Fields that say when and how long, not what: they differ between any two runs.
+_TIMING = {"started", "finished", "created", "trajectory", "sandbox_s", "sandbox_usd",
+           "total_usd", "cost", "key"}
+
+
+def _run(p: Project, store: Path, executor: str | None) -> Any:
+    env = {**p.env, "EVAL_STORE": str(store)}
+    if executor:
+        env["EVAL_EXECUTOR"] = executor
+    return Project(p.root, env).doit("-n", "3", "-P", "process", "eval:mini", timeout=900)
+
+
+def _summary(out: str) -> str:
+    return out[out.index("eval of task set"):]
+
+
+def _records(store: Path, kind: str) -> dict[str, dict[str, Any]]:
+    return {r["key"]: {k: v for k, v in r.items() if k not in _TIMING}
+            for r in Store(store, remote=None).iter_records(kind)}
+
+
+@pytest.fixture(scope="module")
+def local_run(gated: tuple[Project, CountingProxy]) -> tuple[str, Path]:
+    project, _ = gated
+    store = fresh_store(project, "local")
+    out = _run(project, store, None)
+    assert out.returncode == 0, out.stdout + out.stderr
+    return _summary(out.stdout), store
+
+
+def test_ray_run_gives_the_local_summary_records_and_model_bound(
+        gated: tuple[Project, CountingProxy], local_run: tuple[str, Path], cluster: Cluster,
+        second_engine: Engine) -> None:
+    project, proxy = gated
+    summary, local = local_run
+    store = fresh_store(project, "ray")
+    proxy.reset()
+    out = _run(project, store, cluster.address)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert _summary(out.stdout) == summary
+    for kind in ("attempt", "grade", "result"):
+        assert _records(store, kind) == _records(local, kind), kind
+    # model_requests: 1 holds for the whole cluster, though two nodes ran attempts at once.
+    assert proxy.total > 4 and proxy.peak == 1
+    task_images = {r["image"] for r in Store(store, remote=None).iter_records("grade")}
+    assert task_images and all(second_engine.has(i) for i in task_images)  # loaded there by Ray
+
+
+def test_a_worker_killed_mid_run_leaves_the_run_complete(
+        gated: tuple[Project, CountingProxy], local_run: tuple[str, Path], cluster: Cluster,
+        second_engine: Engine) -> None:
+    project, _ = gated
+    summary, _ = local_run
+    store = fresh_store(project, "killed")
+    env = {**project.env, "EVAL_STORE": str(store), "EVAL_EXECUTOR": cluster.address}
+    proc = Project(project.root, env).popen("-n", "3", "-P", "process", "eval:mini")
+    victim = next(n for n in cluster.nodes if n.docker_host == second_engine.host)
+    before = set(second_engine.docker("ps", "-aq").split())
+    deadline = time.monotonic() + 300
+    while (not set(second_engine.docker("ps", "-q").split()) - before
+           and time.monotonic() < deadline):
+        time.sleep(0.2)
+    assert time.monotonic() < deadline, "no sandbox ever ran on the second engine"
+    victim.kill(signal.SIGKILL)
+    out, _ = proc.communicate(timeout=900)
+    assert proc.returncode == 0, out
+    assert _summary(out) == summary
+    s = Store(store, remote=None)
+    attempts = list(s.iter_records("attempt"))
+    assert len(attempts) == len({a["key"] for a in attempts}) == 4
+    lost = [e for a in attempts for e in s.errors("attempt", a["key"]) if e["cause"] == "WorkLost"]
+    assert lost and "handed to another node" in out
+    # Written once each: one file per key, and the lost ones were never stored half.
+    files = [p for p in (store / "records" / "attempt").rglob("*.json")]
+    assert len(files) == 4 and len(list(s.iter_records("result"))) == 4
