@@ -76,3 +76,7 @@ def test_the_shape_is_the_one_mini_swe_agent_saves(stored, tmp_path, monkeypatch
     assert set(reference["info"]) <= set(ours["info"])
     assert reference["messages"][-1]["role"] == ours["messages"][-1]["role"] == "exit"
     assert set(reference["messages"][-1]["extra"]) == set(ours["messages"][-1]["extra"])
+    from minisweagent.run.utilities.inspector import _messages_to_steps
+
+    # Its inspector pages the file as one step per model call.
+    assert [len(step) for step in _messages_to_steps(ours["messages"])] == [2, 2, 2]
