@@ -51,14 +51,16 @@ def ui_root(task_set: _SetName, request: Request) -> Response:
 @router.get("/{task_set}/{path:path}")
 def ui_page(task_set: _SetName, path: str, request: Request) -> Response:
     from evaluator.reports import report_site
-    from evaluator.viewer import content_type
+    from evaluator.viewer import content_type, static_file
 
     fresh = _authorize(request)
     s: Settings = request.app.state.settings
     check_task_set(s, task_set)
-    site = report_site(task_set, store=s.store, tasks_root=s.tasks_root, lock_dir=s.lock_dir,
-                       evals_root=s.evals_root, agents_root=s.agents_root)
-    body = site.page(path or "index.html")
+    body = static_file(path)
+    if body is None:
+        site = report_site(task_set, store=s.store, tasks_root=s.tasks_root, lock_dir=s.lock_dir,
+                           evals_root=s.evals_root, agents_root=s.agents_root)
+        body = site.page(path or "index.html")
     if body is None:
         return Response(f"the site of {task_set!r} has no page {path!r}; start at "
                         f"/ui/{task_set}/index.html\n", status_code=404, media_type="text/plain",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -27,19 +28,44 @@ def report_site(task_set: str, *, summary: dict[str, Any] | None = None,
                          evals_root=evals_root, agents_root=agents_root)
     inputs = open_inputs(task_set, sources)
     collected = collect(inputs)
-    if summary is None:
-        summary = build_summary(inputs, collected, record_looks=False)
+    numbers: Mapping[str, Any] = summary if summary is not None else _Later(
+        lambda: build_summary(inputs, collected, record_looks=False))
     tasks = {t.id: TaskInfo(task_id=t.id, problem=t.problem_statement,
                             fail_to_pass=tuple(t.spec.fail_to_pass),
                             pass_to_pass=tuple(t.spec.pass_to_pass),
                             verdict=inputs.gate.get(t.id, {"verdict": "incomplete"}))
              for t in inputs.task_set.tasks}
-    assets = {}
-    if summary["comparisons"]:
-        assets["forest.png"] = forest_png or _plots.forest_plot(summary["comparisons"])
-    data = RunData(task_set=task_set, summary=summary, cells=collected.cells, tasks=tasks,
-                   assets=assets)
+
+    def plots() -> dict[str, bytes]:
+        compared = numbers["comparisons"]
+        return {"forest.png": forest_png or _plots.forest_plot(compared)} if compared else {}
+
+    data = RunData(task_set=task_set, summary=numbers, cells=collected.cells, tasks=tasks,
+                   assets=_Later(plots))
     return Site(data, inputs.store)
+
+
+class _Later(Mapping[str, Any]):
+    """A mapping made on first use: attempt and task pages need neither the summary (its
+    bootstrap) nor the plot, so the API serves them without either."""
+
+    def __init__(self, make: Callable[[], Mapping[str, Any]]) -> None:
+        self._make = make
+        self._value: Mapping[str, Any] | None = None
+
+    def _got(self) -> Mapping[str, Any]:
+        if self._value is None:
+            self._value = self._make()
+        return self._value
+
+    def __getitem__(self, key: str) -> Any:
+        return self._got()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._got())
+
+    def __len__(self) -> int:
+        return len(self._got())
 
 
 def render_site(task_set: str, *, out_root: PathLike = "reports/out",

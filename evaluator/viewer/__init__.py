@@ -7,6 +7,6 @@ linked in full beside it.
 """
 
 from evaluator.viewer._data import Limits, Records, RunData, TaskInfo
-from evaluator.viewer._site import Site, content_type
+from evaluator.viewer._site import Site, content_type, static_file
 
-__all__ = ["Limits", "Records", "RunData", "Site", "TaskInfo", "content_type"]
+__all__ = ["Limits", "Records", "RunData", "Site", "TaskInfo", "content_type", "static_file"]

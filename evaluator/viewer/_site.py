@@ -33,6 +33,11 @@ def content_type(path: str) -> str:
     return TYPES.get(os.path.splitext(path)[1], "application/octet-stream")
 
 
+def static_file(path: str) -> bytes | None:
+    """The files that are the same for every run (the stylesheet), without any run's data."""
+    return (TEMPLATES / "style.css").read_bytes() if path == "style.css" else None
+
+
 class Site:
     """The pages of one run over one store."""
 
@@ -46,10 +51,8 @@ class Site:
                           tasks=self.data.tasks, assets=self.data.assets)
         if path == "grid.html":
             return render("grid.html.j2", **self._common(0), grid=self._grid())
-        if path == "style.css":
-            return (TEMPLATES / "style.css").read_bytes()
-        if path in self.data.assets:
-            return self.data.assets[path]
+        if (fixed := static_file(path)) is not None:
+            return fixed
         if m := _ATTEMPT.match(path):
             view = attempt_view(self.data, self.records, m[1], self.limits)
             return None if view is None else render("attempt.html.j2", **self._common(1),
@@ -63,6 +66,8 @@ class Site:
         if m := _TASK_FILE.match(path):
             got = task_view(self.data, self.records, m[1], self.limits)
             return self._blob(got[1].get(m[2]) if got else None)
+        if "/" not in path and path in self.data.assets:  # last: assets may take a while
+            return self.data.assets[path]
         return None
 
     def write(self, out_dir: Path) -> Path:
@@ -108,7 +113,8 @@ class Site:
 
     def _common(self, depth: int) -> dict[str, object]:
         return {"root": "../" * depth, "task_set": self.data.task_set,
-                "simulated": bool(self.data.summary.get("simulated"))}
+                # From the rows, not the summary: attempt pages need no summary at all.
+                "simulated": any(bool(c.get("simulated")) for c in self.data.cells)}
 
     def _grid(self) -> dict[str, object]:
         agents = [str(r["agent"]) for r in self.data.summary.get("leaderboard", [])]

@@ -119,3 +119,20 @@ def test_records_with_only_the_fields_every_version_has_render(tmp_path: Path) -
     site = render_site("mini", out_root=tmp_path / "out", **w.kwargs).parent
     assert len(list(site.glob("attempts/*.html"))) == 2 * 2 * 2
     assert "broken-gold" in (site / "tasks" / "t3.html").read_text()
+
+
+def test_doit_report_writes_the_site_and_prints_its_index(
+        world: ViewerWorld, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from evaluator.reports import report_tasks
+
+    for var, path in (("EVAL_STORE", world.store.root), ("EVAL_TASKS", world.tasks_root),
+                      ("EVAL_LOCK_DIR", world.lock_dir), ("EVAL_EVALS", world.evals_root),
+                      ("EVAL_AGENTS", world.agents_root), ("EVAL_REPORTS", tmp_path / "out")):
+        monkeypatch.setenv(var, str(path))
+    func, args = next(report_tasks(["mini"]))["actions"][0]
+    assert func(*args) is None
+    index = tmp_path / "out" / "mini" / "site" / "index.html"
+    assert f"site: {index}" in capsys.readouterr().out.splitlines()
+    assert (index.parent / "forest.png").read_bytes() == \
+        (tmp_path / "out" / "mini" / "forest.png").read_bytes()
