@@ -80,7 +80,14 @@ def served(world: ViewerWorld) -> Iterator[str]:
 
 def test_site_through_the_api(browser: Any, served: str, tmp_path: Path) -> None:
     assert httpx.get(f"{served}/ui/mini/index.html").status_code == 401
-    _walk(browser, f"{served}/ui/mini/index.html?token=s3cret", tmp_path / "shots-api")
+    browser.get(f"{served}/ui/mini/index.html")
+    assert browser.title == "Token needed"
+    _by_css(browser, "#token").send_keys("wrong")
+    _by_css(browser, "#login").click()
+    assert "That token is wrong" in _by_css(browser, "body").text
+    _by_css(browser, "#token").send_keys("s3cret")
+    _by_css(browser, "#login").click()  # sets the cookie, back to the index
+    _walk(browser, browser.current_url, tmp_path / "shots-api")
 
 
 def test_api_pages_are_the_written_pages(served: str, world: ViewerWorld, tmp_path: Path) -> None:
