@@ -27,7 +27,7 @@ def new_nonce() -> str:
 class Canaries:
     nonce: str
     files: tuple[str, ...]
-    functions: bool = False  # also plain functions, for runners that collect only those
+    style: str = "class"  # "class" (pytest, unittest, Django) or "functions" (sympy's runner)
 
     @property
     def ok_tag(self) -> str:
@@ -47,18 +47,18 @@ class Canaries:
 
     def source(self) -> bytes:
         """Appended to each file: a unittest class (pytest, unittest and Django's runner all
-        collect it) and, for runners that collect only functions, two functions. Names and
+        collect it), or for runners that collect only functions, two functions. Names and
         text look like any test's, so a patch cannot pass everything but them."""
         n, rev = self.nonce, self.nonce[::-1]
-        text = (
+        if self.style == "functions":
+            return (f"\n\n\ndef {self.ok_tag}():\n    assert {n!r} == {n!r}\n\n\n"
+                    f"def {self.fail_tag}():\n    raise AssertionError({n!r} + ' != ' + {rev!r})\n"
+                    ).encode()
+        return (
             f"\n\n\nimport unittest\n\n\nclass {self.class_name}(unittest.TestCase):\n"
             f"    def {self.ok_tag}(self):\n        self.assertEqual({n!r}, {n!r})\n\n"
             f"    def {self.fail_tag}(self):\n        self.assertEqual({n!r}, {rev!r})\n"
-        )
-        if self.functions:
-            text += (f"\n\ndef {self.ok_tag}():\n    assert {n!r} == {n!r}\n\n\n"
-                     f"def {self.fail_tag}():\n    raise AssertionError({n!r} + ' != ' + {rev!r})\n")
-        return text.encode()
+        ).encode()
 
     def is_canary(self, test_id: str) -> bool:
         return self.ok_tag in test_id or self.fail_tag in test_id
@@ -84,7 +84,7 @@ class Canaries:
                 strong.append(f"canary {t} must pass and failed")
             elif s != PASSED:
                 weak.append(f"canary {t} is {s}")
-        want = len(self.files) * (2 if self.functions else 1)
+        want = len(self.files)
         if len(oks) > want or len(fails) > want:
             strong.append(f"{len(oks) + len(fails)} canaries reported, {2 * want} planted")
         elif len(oks) < want or len(fails) < want:
@@ -101,7 +101,7 @@ def _word(hexdigits: str) -> str:
 
 
 def plant(nonce: str, fail_to_pass: tuple[str, ...], hidden: list[str],
-          functions: bool = False) -> Canaries:
+          style: str = "class") -> Canaries:
     """Where the canaries go: the files of the FAIL_TO_PASS node ids (they must be collected for
     the task to be solvable), else the hidden test files."""
     files = sorted({t.split("::", 1)[0] for t in fail_to_pass
@@ -109,4 +109,4 @@ def plant(nonce: str, fail_to_pass: tuple[str, ...], hidden: list[str],
     if not files:
         files = sorted(h for h in hidden
                        if any(fnmatch.fnmatch(PurePosixPath(h).name, g) for g in _TEST_GLOBS))
-    return Canaries(nonce, tuple(files), functions)
+    return Canaries(nonce, tuple(files), style)

@@ -9,22 +9,18 @@ import shlex
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Protocol
 
 from evaluator.errors import InfraError
 from evaluator.grading._canary import Canaries, new_nonce, plant
 from evaluator.grading._judge import judge
-from evaluator.grading._junit import ReportError, read_junit
 from evaluator.grading._patchfilter import filter_patch, git_numstat
 from evaluator.grading._paths import is_protected, patch_paths, unsafe_paths
+from evaluator.grading._run import GUARD_MODULE, PAYLOAD, run_tests
 from evaluator.grading._shadow import shadowing
 from evaluator.grading._spec import GradeSpec
 from evaluator.lock import GIT, checkout_base
 from evaluator.sandbox import DockerSandboxes, Sandbox
-
-_REPORT_CAP = 20_000_000
-_LIST_CAP = 5_000_000
 
 # Outcomes a grade can record; only "resolved" counts as a pass.
 RESOLVED = "resolved"
@@ -84,12 +80,6 @@ class DockerGrader:
         return GradeOutcome(**{**outcome.__dict__, "duration_s": time.monotonic() - started})
 
 
-_PAYLOAD = Path(__file__).parent / "_payload"
-_GUARD_MODULE = "_evaluator_guard"
-# Set for every graded run, whatever the task says: the repository is not first on the import
-# path, no plugin loads unless named, no user site-packages, no start-up file of the user's.
-_HARDENED = ("export PYTHONSAFEPATH=1 PYTHONNOUSERSITE=1 PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 "
-             "PYTHONDONTWRITEBYTECODE=1; unset PYTHONSTARTUP PYTHONINSPECT; ")
 
 
 def _grade_in(sb: Sandbox, spec: GradeSpec, patch: bytes, hidden: dict[str, bytes]) -> GradeOutcome:
@@ -101,14 +91,15 @@ def _grade_in(sb: Sandbox, spec: GradeSpec, patch: bytes, hidden: dict[str, byte
     if smuggled:
         return GradeOutcome(PATCH_REJECTED, detail="git reads the patch as touching protected "
                             f"paths its headers hide: {smuggled[:5]}")
-    canaries = plant(new_nonce(), spec.fail_to_pass, list(hidden))
+    canaries = plant(new_nonce(), spec.fail_to_pass, list(hidden),
+                     style="functions" if spec.results == "sympy" else "class")
     sb.put_files({
         f"{gdir}/patch.diff": kept,
         f"{gdir}/touched": b"".join(p.encode("utf-8", "surrogateescape") + b"\0" for p in touched),
         f"{gdir}/select.json": json.dumps([*spec.fail_to_pass, *spec.pass_to_pass]).encode(),
         f"{gdir}/canary.py": canaries.source(),
-        f"{gdir}/probe.py": (_PAYLOAD / "_evaluator_probe.py").read_bytes(),
-        f"{gdir}/plugins/{_GUARD_MODULE}.py": (_PAYLOAD / f"{_GUARD_MODULE}.py").read_bytes(),
+        f"{gdir}/probe.py": (PAYLOAD / "_evaluator_probe.py").read_bytes(),
+        f"{gdir}/plugins/{GUARD_MODULE}.py": (PAYLOAD / f"{GUARD_MODULE}.py").read_bytes(),
         **{f"{gdir}/hidden/{rel}": data for rel, data in hidden.items()},
     })
     r = sb.exec(_setup_script(spec, gdir, canaries), workdir=spec.workdir)
@@ -127,25 +118,14 @@ def _grade_in(sb: Sandbox, spec: GradeSpec, patch: bytes, hidden: dict[str, byte
             f"the patch adds {path}, which Python would import in place of the module {name!r} "
             "of the standard library, the test runner or an installed distribution"
             for path, name in shadows[:5]))
-    junit = f"{gdir}/junit.xml"
-    guard = json.dumps({"nonce": canaries.nonce, "select": f"{gdir}/select.json",
-                        "canaries": [canaries.ok_tag, canaries.fail_tag]})
-    plugins = " ".join(f"-p {shlex.quote(p)}" for p in (_GUARD_MODULE, *spec.pytest_plugins))
-    env = (_HARDENED + f"export EVALUATOR_GUARD={shlex.quote(guard)} "
-           f'PYTEST_ADDOPTS="${{PYTEST_ADDOPTS:+$PYTEST_ADDOPTS }}"{shlex.quote(plugins)} '
-           f'PYTHONPATH="${{PYTHONPATH:+$PYTHONPATH:}}{gdir}/plugins"; ')
-    run = sb.exec(env + spec.test_command.replace("{junit_xml}", junit),
-                  workdir=spec.workdir, timeout_s=spec.limits.exec_timeout_s)
-    # The exec's wrapper has killed every process of the sandbox user (setsid ones included)
-    # before it returned, so nothing of the patch is left to write the report as it is read.
-    try:
-        report = read_junit(sb.read_file(junit, max_bytes=_REPORT_CAP))
-    except (ReportError, FileNotFoundError, OSError) as exc:
+    run = run_tests(sb, spec, gdir, canaries)
+    if run.report is None:
         return GradeOutcome(NO_REPORT, exit_code=run.exit_code, timed_out=run.timed_out,
-                            output=run.output, detail=f"no usable JUnit report: {exc}",
-                            dropped=tuple(dropped), nonce=canaries.nonce)
-    v = judge((*spec.fail_to_pass, *spec.pass_to_pass), report, canaries, run.output,
-              run.exit_code, run.timed_out)
+                            output=run.output, detail=run.problem, dropped=tuple(dropped),
+                            nonce=canaries.nonce)
+    v = judge((*spec.fail_to_pass, *spec.pass_to_pass), run.report, canaries, run.output,
+              run.exit_code, run.timed_out, exact=run.exact, guarded=run.guarded,
+              found=run.evidence)
     outcome = TAMPERED if v.tampered else RESOLVED if v.resolved else UNRESOLVED
     return GradeOutcome(outcome, tests=v.tests, exit_code=run.exit_code, timed_out=run.timed_out,
                         detail=v.reason, output=run.output, dropped=tuple(dropped),

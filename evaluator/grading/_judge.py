@@ -51,12 +51,21 @@ def digest(tests: dict[str, str]) -> str:
 
 
 def judge(required: tuple[str, ...], report: JunitReport, canaries: Canaries, output: str,
-          exit_code: int, timed_out: bool) -> Verdict:
+          exit_code: int, timed_out: bool, *, exact: bool = True, guarded: bool = True,
+          found: list[str] | None = None) -> Verdict:
+    """`exact`: the runner ran only what was asked (pytest with the guard), so any other test in
+    the report is a decoy. `guarded`: the guard's digest line must be there and match.
+    `found`: strong evidence the run itself found (a log rewritten after the run)."""
     tests = report.own
     expected = {t: tests.get(t, "missing") for t in required}
     looks_passed = all(s == PASSED for s in expected.values())
     strong, weak = canaries.check(tests, report.messages)
-    line = guard_line(output, canaries.nonce)
+    strong = [*(found or []), *strong]
+    if not exact and not any(canaries.is_canary(t) for t in tests):
+        # A runner that cannot select may have been told to run single tests, not the files
+        # the canaries are in: their absence alone is no evidence.
+        weak = [w for w in weak if "canaries reported" not in w]
+    line = guard_line(output, canaries.nonce) if guarded else {"digest": digest(tests)}
     if line is None:
         weak.append("the guard plugin's summary line is missing (the run ended before pytest "
                     "finished, or its output was flooded)")
@@ -66,7 +75,7 @@ def judge(required: tuple[str, ...], report: JunitReport, canaries: Canaries, ou
     if report.tests and not tests:
         strong.append("the JUnit report has no test from the grader's plugin: not written by "
                       "the graded run")
-    extra = sorted(t for t in tests if t not in expected and not canaries.is_canary(t))
+    extra = sorted(t for t in tests if exact and t not in expected and not canaries.is_canary(t))
     if extra:
         strong.append(f"tests nobody asked for are in the report: {', '.join(extra[:5])}")
     failing = any(s in (FAILED, ERROR) for s in report.tests.values())

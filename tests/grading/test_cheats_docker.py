@@ -1,6 +1,8 @@
 """The cheat battery: patches that fix nothing, against two task layouts, on the real engine.
 None may resolve; each must end as the family's expected outcome. Honest gold still resolves."""
 
+from dataclasses import replace
+
 import pytest
 
 from evaluator.grading import RESOLVED, TAMPERED, UNRESOLVED
@@ -37,3 +39,13 @@ def test_regrade_draws_a_new_nonce_and_agrees(grader, layout_case) -> None:
     first, second = (grader.grade(spec, patch.encode(), hidden) for _ in range(2))
     assert first.nonce != second.nonce
     assert first.outcome == second.outcome == TAMPERED and first.tests == second.tests
+
+
+def test_pytest_log_results_are_guarded_too(grader, layout_case) -> None:
+    lay, spec, hidden = layout_case
+    log_spec = replace(spec, results="pytest-log",
+                       test_command="python3 -m pytest -rA -p no:cacheprovider tests")
+    assert grader.grade(log_spec, lay.gold.encode(), hidden).outcome == RESOLVED
+    for cheat in ("atexit_rewrite", "gc_config_hook"):
+        out = grader.grade(log_spec, CHEATS[cheat](lay)[0].encode(), hidden)
+        assert not out.resolved and out.outcome in (TAMPERED, UNRESOLVED), out.detail

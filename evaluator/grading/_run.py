@@ -1,0 +1,112 @@
+"""The graded test run, hardened, and what it reported: pytest's JUnit report, or a runner's log
+(pytest -rA, Django, sympy) read by the task's `results:` reader.
+
+Every run gets the same environment, whatever the task says: the repository is not first on
+the import path, no plugin loads unless the task names it, no user site-packages, no start-up
+file. pytest runs (JUnit and pytest-log) also load the guard plugin, which runs exactly the
+requested tests and prints the digest line the report is checked against. A log is written to a
+file and to the exec's own output at once; the two must agree, so a log rewritten after the run
+shows.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from evaluator.grading._canary import Canaries
+from evaluator.grading._junit import SKIPPED, JunitReport, ReportError, read_junit
+from evaluator.grading._spec import GradeSpec
+from evaluator.results import XFAILED, ResultsError, reader_for
+from evaluator.sandbox import Sandbox
+
+PAYLOAD = Path(__file__).parent / "_payload"
+GUARD_MODULE = "_evaluator_guard"
+_REPORT_CAP = 20_000_000
+_HARDENED = ("export PYTHONSAFEPATH=1 PYTHONNOUSERSITE=1 PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 "
+             "PYTHONDONTWRITEBYTECODE=1; unset PYTHONSTARTUP PYTHONINSPECT; ")
+_OMITTED = re.compile(r"\n\[\.\.\. \d+ bytes of output omitted \.\.\.\]\n")
+_PYTEST_FORMATS = ("junit", "pytest-log")
+
+
+@dataclass(frozen=True)
+class TestRun:
+    report: JunitReport | None  # None: nothing readable came out (see `problem`)
+    exit_code: int
+    timed_out: bool
+    output: str
+    exact: bool  # the runner ran exactly the requested tests (pytest with the guard)
+    guarded: bool  # the guard plugin's digest line is expected
+    problem: str = ""
+    evidence: list[str] = field(default_factory=list)
+
+
+def run_tests(sb: Sandbox, spec: GradeSpec, gdir: str, canaries: Canaries) -> TestRun:
+    pytest_run = spec.results in _PYTEST_FORMATS
+    env = _HARDENED + (_guard_env(spec, gdir, canaries) if pytest_run else "")
+    if spec.results == "junit":
+        junit = f"{gdir}/junit.xml"
+        run = sb.exec(env + spec.test_command.replace("{junit_xml}", junit),
+                      workdir=spec.workdir, timeout_s=spec.limits.exec_timeout_s)
+        # The exec's wrapper killed every process of the sandbox user (setsid ones included)
+        # before it returned: nothing of the patch is left to write the report as it is read.
+        try:
+            report = read_junit(sb.read_file(junit, max_bytes=_REPORT_CAP))
+        except (ReportError, FileNotFoundError, OSError) as exc:
+            return TestRun(None, run.exit_code, run.timed_out, run.output, True, True,
+                           f"no usable JUnit report: {exc}")
+        return TestRun(report, run.exit_code, run.timed_out, run.output, True, True)
+    return _run_log(sb, spec, gdir, canaries, env, guarded=pytest_run)
+
+
+def _guard_env(spec: GradeSpec, gdir: str, canaries: Canaries) -> str:
+    guard = json.dumps({"nonce": canaries.nonce, "select": f"{gdir}/select.json",
+                        "canaries": [canaries.ok_tag, canaries.fail_tag]})
+    plugins = " ".join(f"-p {shlex.quote(p)}" for p in (GUARD_MODULE, *spec.pytest_plugins))
+    return (f"export EVALUATOR_GUARD={shlex.quote(guard)} "
+            f'PYTEST_ADDOPTS="${{PYTEST_ADDOPTS:+$PYTEST_ADDOPTS }}"{shlex.quote(plugins)} '
+            f'PYTHONPATH="${{PYTHONPATH:+$PYTHONPATH:}}{gdir}/plugins"; ')
+
+
+def _run_log(sb: Sandbox, spec: GradeSpec, gdir: str, canaries: Canaries, env: str, *,
+             guarded: bool) -> TestRun:
+    n, log = canaries.nonce, f"{gdir}/run.log"
+    cmd = spec.test_command.replace("{junit_xml}", f"{gdir}/unused.xml")
+    run = sb.exec(f'{env}(echo "@@evaluator-begin {n}"; {cmd}\necho "@@evaluator-end {n} $?") '
+                  f"2>&1 | tee {log}", workdir=spec.workdir, timeout_s=spec.limits.exec_timeout_s)
+    try:
+        text = sb.read_file(log, max_bytes=_REPORT_CAP).decode("utf-8", errors="replace")
+    except (FileNotFoundError, OSError) as exc:
+        return TestRun(None, run.exit_code, run.timed_out, run.output, guarded, guarded,
+                       f"no test log: {exc}")
+    evidence = [] if _same_stream(run.output, text) else [
+        "the test log differs from what the run printed as it ran: rewritten after the run"]
+    begin = text.find(f"@@evaluator-begin {n}\n")
+    ends = list(re.finditer(rf"^@@evaluator-end {n} (\d+)$", text, re.MULTILINE))
+    if begin < 0 or not ends:
+        return TestRun(None, run.exit_code, run.timed_out, run.output, guarded, guarded,
+                       "the test log has no begin and end markers of this grade", evidence)
+    body = text[begin:ends[-1].start()]
+    try:
+        statuses = reader_for(spec.results).read(body)
+    except ResultsError as exc:
+        return TestRun(None, run.exit_code, run.timed_out, run.output, guarded, guarded,
+                       f"the {spec.results} log cannot be trusted: {exc}", evidence)
+    # The guard and JUnit call an xfail "skipped"; so does the judge.
+    tests = {t: SKIPPED if s == XFAILED else s for t, s in statuses.items()}
+    messages = {t: body for t in tests if canaries.fail_tag in t}
+    report = JunitReport(tests, tests, messages)
+    return TestRun(report, int(ends[-1].group(1)), run.timed_out, run.output, guarded, guarded,
+                   evidence=evidence)
+
+
+def _same_stream(captured: str, log: str) -> bool:
+    """The exec's output (head and tail when long) is what the log file holds."""
+    parts = _OMITTED.split(captured, maxsplit=1)
+    if len(parts) == 1:
+        return captured == log
+    head, tail = parts
+    return log.startswith(head) and log.endswith(tail)
