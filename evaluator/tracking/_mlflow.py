@@ -9,6 +9,8 @@ another evaluation, hence another run (MLflow params cannot change once logged).
 
 from __future__ import annotations
 
+import contextlib
+import io
 import tempfile
 import time
 from collections.abc import Mapping
@@ -124,7 +126,8 @@ def _log_one(client: Any, exp_id: str, summary: dict[str, Any], row: dict[str, A
                      tags=[RunTag(k, str(v)) for k, v in sorted(tags.items())])
     for path in paths.values():
         client.log_artifact(run_id, str(path), artifact_path="report")
-    client.set_terminated(run_id, "FINISHED")
+    with contextlib.redirect_stdout(io.StringIO()):  # mlflow prints its links; the CLI says its own
+        client.set_terminated(run_id, "FINISHED")
     return ExportedRun(str(row["agent"]), run_id, eid, created)
 
 
