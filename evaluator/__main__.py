@@ -5,6 +5,7 @@
     python -m evaluator serve [--host 127.0.0.1] [--port 8080] [--token T]  # the HTTP API
     python -m evaluator quarantine list|release --set demo [--agent A] ...  # quarantined attempts
     python -m evaluator export traj --set demo --agent A --task T --out F   # an attempt, exported
+    python -m evaluator remote push [--all]                                 # upload pending records
 
 A new command is one more function in `_REGISTRARS`: it adds its subparser and sets `run` to a
 function of the parsed arguments that returns the exit code.
@@ -47,7 +48,14 @@ def _swebench(sub: Any) -> None:
     add_commands(sub)
 
 
-_REGISTRARS: tuple[Callable[[Any], None], ...] = (_reports, _api, _quarantine, _export, _swebench)
+def _remote(sub: Any) -> None:
+    from evaluator.store import add_commands  # `remote push`
+
+    add_commands(sub)
+
+
+_REGISTRARS: tuple[Callable[[Any], None], ...] = (_reports, _api, _quarantine, _export, _swebench,
+                                                  _remote)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

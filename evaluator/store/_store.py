@@ -15,7 +15,7 @@ import os
 import sys
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, Literal
 
@@ -25,6 +25,7 @@ from evaluator.remote import remote_from_env
 from evaluator.store._backend import RemoteBackend
 from evaluator.store._files import create_exclusive, replace_atomic
 from evaluator.store._index import Index
+from evaluator.store._pending import Pending
 from evaluator.store._through import RemoteCache
 
 DEFAULT_ROOT = ".eval"
@@ -64,7 +65,8 @@ class Store:
         self.index = Index(self.root / "index.sqlite")
         self._records = os.path.join(os.fspath(self.root), "records")
         backend = remote_from_env() if remote is FROM_ENV else remote
-        self.remote = RemoteCache(backend, self, notify) if backend is not None else None
+        self.remote = (RemoteCache(backend, self, notify, Pending(self.root))
+                       if backend is not None else None)
 
     # blobs ---------------------------------------------------------------------------------
     def put_blob(self, data: bytes) -> str:
@@ -132,6 +134,18 @@ class Store:
             self.index.add(kind, key, body)
         return landed
 
+    def flush_pending(self) -> tuple[int, int]:
+        """Upload the records earlier runs could not (the remote was out of reach);
+        (uploaded, still pending). No-op without a writable remote or with nothing pending."""
+        if self.remote is None or self.remote.pending is None or not len(self.remote.pending):
+            return 0, 0
+        return self.remote.flush_pending()
+
+    def prefetch(self, kind: str, keys: Iterable[str]) -> int:
+        """Land, in parallel, the records of `keys` the remote holds and this store lacks (a
+        first run on an empty local store); no-op without a remote. Returns how many landed."""
+        return self.remote.prefetch(kind, keys) if self.remote is not None else 0
+
     def iter_records(self, kind: str) -> Iterator[dict[str, Any]]:
         """Every record of a kind, read from the JSON files (the source of truth)."""
         base = self.root / "records" / kind
@@ -167,6 +181,13 @@ class Store:
     def local_blob(self, digest: str) -> bytes | None:
         try:
             return self._blob_path(digest).read_bytes()
+        except FileNotFoundError:
+            return None
+
+    def local_record(self, kind: str, key: str) -> bytes | None:
+        try:
+            with open(self._record_str(kind, key), "rb") as f:
+                return f.read()
         except FileNotFoundError:
             return None
 

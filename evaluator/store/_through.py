@@ -10,10 +10,17 @@ Writes: only with a writable backend. Blobs go up before the record that names t
 record with a conditional put, so of two machines racing on one key exactly one lands; the loser
 takes the winner's record (checked like any read), so both keep the same one. A remote that
 fails is reported and the record lands locally all the same: an upload never costs a result.
+
+Offline: a remote that cannot be reached (RemoteUnavailableError) is said once, and the run goes
+on against the local store alone, sending nothing more. What lands meanwhile is journalled as
+pending (`_pending`) and uploaded by the next run whose first listing reaches the remote, or by
+`python -m evaluator remote push`.
 """
 
 from __future__ import annotations
 
+import enum
+import json
 import os
 import threading
 from collections.abc import Callable, Iterable
@@ -22,8 +29,10 @@ from typing import Any, Protocol, TypeVar
 
 from evaluator.errors import InfraError
 from evaluator.hashing import hash_bytes
+from evaluator.remote import RemoteUnavailableError
 from evaluator.store._backend import RemoteBackend
 from evaluator.store._envelope import RejectedRecord, blob_closure, unwrap, wrap
+from evaluator.store._pending import Pending
 
 _WORKERS = 8
 _T = TypeVar("_T")
@@ -36,6 +45,7 @@ class LocalSide(Protocol):
     def has_local(self, kind: str, key: str) -> bool: ...
     def has_local_blob(self, digest: str) -> bool: ...
     def local_blob(self, digest: str) -> bytes | None: ...
+    def local_record(self, kind: str, key: str) -> bytes | None: ...
     def land_blob(self, digest: str, data: bytes) -> None: ...
     def land_record(self, kind: str, key: str, body: bytes,
                     record: dict[str, Any]) -> dict[str, Any]: ...
@@ -44,15 +54,24 @@ class LocalSide(Protocol):
 _Download = tuple[bytes, dict[str, Any], dict[str, bytes]]
 
 
+class _Upload(enum.Enum):
+    LANDED = "landed"  # the record is in the remote now
+    THEIRS = "theirs"  # the remote already held one for the key
+    FAILED = "failed"  # not uploaded; journalled as pending
+
+
 class RemoteCache:
     """One run's view of a remote: its listings, what it refused, what it already uploaded."""
 
     def __init__(self, backend: RemoteBackend, local: LocalSide,
-                 notify: Callable[[str], None]) -> None:
+                 notify: Callable[[str], None], pending: Pending | None = None) -> None:
         self.backend = backend
         self.problems: list[str] = []  # every line reported this run, for callers and tests
+        self.offline = False  # the remote could not be reached: local store alone until the end
+        self.pending = pending
         self._local = local
         self._notify = notify
+        self._flush_due = pending is not None
         self._listed: dict[str, set[str]] = {}
         self._rejected: set[tuple[str, str]] = set()
         self._mirrored: set[str] = set()
@@ -70,11 +89,21 @@ class RemoteCache:
         """The remote's record, checked and landed locally; None when absent or refused."""
         if not self.listed(kind, key):
             return None
-        got = self._download(kind, key, self._map)
+        try:
+            got = self._download(kind, key, self._map)
+        except RemoteUnavailableError as exc:
+            self._go_offline(exc)
+            return None
         return self._land(kind, key, got) if got is not None else None
 
     def fetch_blob(self, digest: str) -> bytes | None:
-        data = self.backend.get_blob(digest)
+        if self.offline:
+            return None
+        try:
+            data = self.backend.get_blob(digest)
+        except RemoteUnavailableError as exc:
+            self._go_offline(exc)
+            return None
         if data is None:
             return None
         if hash_bytes(data) != digest:
@@ -91,11 +120,27 @@ class RemoteCache:
             return
         todo = sorted(k for k in self._keys(kind)
                       if (kind, k) not in self._rejected and not self._local.has_local(kind, k))
-        downloads = self._map(lambda k: self._download(kind, k, _serial), todo)
+        self.prefetch(kind, todo)
+        if not self.offline:
+            self._mirrored.add(kind)
+
+    def prefetch(self, kind: str, keys: Iterable[str]) -> int:
+        """Download and land, in parallel, every key of `keys` that the remote lists and this
+        store lacks: a first run on an empty local store fills it in one pass, not a request
+        per target in turn. Returns how many landed."""
+        todo = [k for k in dict.fromkeys(keys)
+                if self.listed(kind, k) and not self._local.has_local(kind, k)]
+        try:
+            downloads = self._map(lambda k: self._download(kind, k, _serial), todo)
+        except RemoteUnavailableError as exc:
+            self._go_offline(exc)
+            return 0
+        landed = 0
         for key, got in zip(todo, downloads, strict=True):
             if got is not None:
                 self._land(kind, key, got)
-        self._mirrored.add(kind)
+                landed += 1
+        return landed
 
     # writes ----------------------------------------------------------------------------------
     def push(self, kind: str, key: str, body: bytes, record: dict[str, Any]) -> dict[str, Any] | None:
@@ -107,6 +152,44 @@ class RemoteCache:
         """
         if not self.backend.writable:
             return None
+        if self.pending is not None:
+            self.pending.add(kind, key)  # before anything lands: cleared once it is uploaded
+        outcome, theirs = self._upload(kind, key, body, record)
+        if outcome is not _Upload.FAILED and self.pending is not None:
+            self.pending.remove(kind, key)
+        return theirs
+
+    def flush_pending(self) -> tuple[int, int]:
+        """Upload what earlier runs journalled as pending; (uploaded, still pending)."""
+        self._flush_due = False
+        if self.pending is None or not self.backend.writable or self.offline:
+            return 0, len(self.pending or ())
+        uploaded = 0
+        with self.pending.exclusive() as mine:
+            if not mine:
+                return 0, len(self.pending)
+            for kind, key in self.pending.items():
+                body = self._local.local_record(kind, key)
+                if body is None:  # killed before it landed: there is nothing to upload
+                    self.pending.remove(kind, key)
+                    continue
+                outcome, _ = self._upload(kind, key, body, json.loads(body))
+                if outcome is _Upload.FAILED:
+                    if self.offline:
+                        break
+                    continue
+                self.pending.remove(kind, key)
+                uploaded += outcome is _Upload.LANDED
+        left = len(self.pending)
+        if uploaded or left:
+            self._notify(f"remote store: uploaded {uploaded} record(s) made while "
+                         f"{self.backend.url} was out of reach; {left} still pending")
+        return uploaded, left
+
+    def _upload(self, kind: str, key: str, body: bytes,
+                record: dict[str, Any]) -> tuple[_Upload, dict[str, Any] | None]:
+        if self.offline:
+            return _Upload.FAILED, None
         data: dict[str, bytes] = {}
 
         def read(digest: str) -> bytes | None:
@@ -122,24 +205,48 @@ class RemoteCache:
             if self.backend.put_record(kind, key, wrap(kind, key, body, blobs)):
                 if kind in self._listed:
                     self._listed[kind].add(key)
-                return None
+                return _Upload.LANDED, None
             theirs = None if (kind, key) in self._rejected else self._download(kind, key, self._map)
+        except RemoteUnavailableError as exc:
+            self._go_offline(exc)
+            return _Upload.FAILED, None
         except InfraError as exc:
             self._report(f"could not upload {kind}/{key} to {self.backend.url}: {exc}; "
-                         f"the record lands in the local store only")
-            return None
+                         f"the record lands in the local store only (pending: the next run "
+                         f"or `python -m evaluator remote push` uploads it)")
+            return _Upload.FAILED, None
         if theirs is None:
             self._report(f"{self.backend.url} holds a record for {kind}/{key} that this machine "
                          f"refused; the remote keeps it (it is write-once), this store its own")
-            return None
-        return self._land(kind, key, theirs)
+            return _Upload.THEIRS, None
+        return _Upload.THEIRS, self._land(kind, key, theirs)
 
     # internals -------------------------------------------------------------------------------
     def _keys(self, kind: str) -> set[str]:
         with self._lock:
             if kind not in self._listed:
-                self._listed[kind] = self.backend.record_keys(kind)
-            return self._listed[kind]
+                if self.offline:
+                    return set()
+                try:
+                    self._listed[kind] = self.backend.record_keys(kind)
+                except RemoteUnavailableError as exc:
+                    self._go_offline(exc)
+                    return set()
+            keys = self._listed[kind]
+            flush, self._flush_due = self._flush_due, False
+        if flush:  # the remote answers: what earlier runs could not upload goes up now
+            self.flush_pending()
+        return keys
+
+    def _go_offline(self, exc: Exception) -> None:
+        if self.offline:
+            return
+        self.offline = True
+        pending = " (what it produces is journalled as pending and uploaded by the next run " \
+                  "that reaches the remote, or by `python -m evaluator remote push`)" \
+            if self.backend.writable else ""
+        self._report(f"{self.backend.url} is out of reach ({exc}); this run goes on against "
+                     f"the local store alone{pending}")
 
     def _download(self, kind: str, key: str, mapper: Callable[..., list[Any]]) -> _Download | None:
         raw = self.backend.get_record(kind, key)

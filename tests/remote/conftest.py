@@ -47,9 +47,11 @@ def _answers(port: int) -> bool:
         return False
 
 
-def start_moto(log: Path, env: dict[str, str] | None = None) -> tuple[subprocess.Popen[bytes], str]:
-    """Start `moto.server` on a free loopback port; fail (CI) or skip when it does not answer."""
-    port = free_port()
+def start_moto(log: Path, env: dict[str, str] | None = None,
+               port: int | None = None) -> tuple[subprocess.Popen[bytes], str]:
+    """Start `moto.server` on `port` (default: a free loopback port); fail (CI) or skip when it
+    does not answer."""
+    port = port or free_port()
     with log.open("wb") as out:
         proc = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1",
                                  "-p", str(port)], stdout=out, stderr=subprocess.STDOUT,

@@ -183,5 +183,7 @@ def test_failed_upload_keeps_the_local_record_and_says_so(tmp_path: Path,
     remote = make_remote(endpoint=f"http://127.0.0.1:{free_port()}")
     store = Store(tmp_path, remote, notify=lines.append)
     assert store.put("grade", KEY, {"status": "resolved"}) and store.has_local("grade", KEY)
-    assert len(lines) == 1 and f"could not upload grade/{KEY}" in lines[0]
-    assert "lands in the local store only" in lines[0]
+    assert len(lines) == 1 and "is out of reach" in lines[0]
+    assert "goes on against the local store alone" in lines[0] and "pending" in lines[0]
+    assert store.remote is not None and store.remote.pending is not None
+    assert store.remote.pending.items() == [("grade", KEY)]

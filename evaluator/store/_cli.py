@@ -1,0 +1,51 @@
+"""`python -m evaluator remote push [--all]`: upload what the local store holds and the remote
+lacks (what runs made while the remote was out of reach, or, with --all, every local record)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from evaluator.errors import EvalError
+from evaluator.store._pending import local_keys
+from evaluator.store._store import Store
+
+
+def add_commands(sub: Any) -> None:
+    p = sub.add_parser("remote", help="the remote store ($EVAL_REMOTE): upload pending records")
+    actions = p.add_subparsers(dest="action", required=True)
+    push = actions.add_parser("push", help="upload records that runs could not upload")
+    push.add_argument("--all", action="store_true",
+                      help="also every local record the remote lacks (e.g. made before "
+                           "$EVAL_REMOTE was set)")
+    push.set_defaults(run=_push)
+
+
+def _push(args: argparse.Namespace) -> int:
+    try:
+        store = Store()
+    except EvalError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    cache = store.remote
+    if cache is None or not cache.backend.writable:
+        print("error: nothing to push to: set $EVAL_REMOTE (s3://bucket/prefix) and "
+              "$EVAL_REMOTE_MODE=readwrite with a write credential", file=sys.stderr)
+        return 2
+    assert cache.pending is not None
+    try:
+        uploaded, left = cache.flush_pending()
+        if args.all and not cache.offline:
+            kinds = sorted(p.name for p in (store.root / "records").iterdir() if p.is_dir())
+            for kind in kinds:
+                for key in local_keys(store.root / "records", kind):
+                    if not cache.listed(kind, key) and not cache.offline:
+                        cache.pending.add(kind, key)
+            more, left = cache.flush_pending()
+            uploaded += more
+    except EvalError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(f"uploaded {uploaded} record(s) to {cache.backend.url}; {left} still pending")
+    return 1 if left or cache.offline else 0
