@@ -71,7 +71,13 @@ def _cached(what: str, make: Any) -> Any:
 
 
 def store() -> Store:
-    return _cached("store", Store)
+    return _cached("store", _open_store)
+
+
+def _open_store() -> Store:
+    opened = Store()
+    opened.flush_pending()  # what runs made while the remote was out of reach goes up first
+    return opened
 
 
 def sandbox_limit() -> int:

@@ -254,6 +254,10 @@ def eval_tasks(names: list[str]) -> Iterator[dict[str, Any]]:
             yield summary  # its action reports why
             continue
         pending = False
+        if store.remote is not None:  # an empty local store fills from the remote in parallel
+            store.prefetch("attempt", [pa.key for pa in plan.attempts])
+            store.prefetch("result", [pa.result_key(a["patch"]) for pa in plan.attempts
+                                      if (a := store.get("attempt", pa.key)) is not None])
         for pa in plan.attempts:
             attempt = store.get("attempt", pa.key)
             done = attempt is not None or quarantined(store, plan.spec, pa.key)

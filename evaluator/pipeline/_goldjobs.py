@@ -92,7 +92,11 @@ def gold_tasks(names: list[str]) -> Iterator[dict[str, Any]]:
         if loaded.task_set is None or loaded.lock is None:
             yield summary  # its action reports why the set cannot run
             continue
-        for plan in _plans(name).values():
+        plans = _plans(name).values()
+        if store.remote is not None:  # an empty local store fills from the remote in parallel
+            store.prefetch("grade", [k for p in plans for k in (*p.gold_keys, *p.empty_keys)])
+            store.prefetch("verdict", [p.verdict_key for p in plans])
+        for plan in plans:
             tid = plan.task.id
             grade_names = []
             for subject, keys in (("gold", plan.gold_keys), ("empty", plan.empty_keys)):
