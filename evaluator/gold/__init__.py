@@ -1,6 +1,13 @@
 """The gold gate: which tasks are valid, flaky, broken-gold or pass without a fix."""
 
-from evaluator.gold._gate import GoldPlan, plan_gold, run_grade, verdicts, write_verdict
+from evaluator.gold._gate import (
+    GoldPlan,
+    plan_gold,
+    required_spec,
+    run_grade,
+    verdicts,
+    write_verdict,
+)
 from evaluator.gold._verdict import (
     BROKEN_GOLD,
     FLAKY,
@@ -8,7 +15,9 @@ from evaluator.gold._verdict import (
     PASSES_WITHOUT_FIX,
     VALID,
     VERDICTS,
+    Decision,
     decide,
+    decide_tests,
 )
 
 __all__ = [
@@ -18,9 +27,12 @@ __all__ = [
     "PASSES_WITHOUT_FIX",
     "VALID",
     "VERDICTS",
+    "Decision",
     "GoldPlan",
     "decide",
+    "decide_tests",
     "plan_gold",
+    "required_spec",
     "run_grade",
     "verdicts",
     "write_verdict",

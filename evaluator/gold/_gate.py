@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from evaluator.errors import InfraError
-from evaluator.gold._verdict import decide
+from evaluator.gold._verdict import decide_tests
 from evaluator.grading import Grader, GradeSpec, grade_key, grade_spec, hidden_test_bytes
 from evaluator.hashing import hash_bytes, hash_json
 from evaluator.lock import Lock, blob_matches
@@ -86,10 +86,12 @@ def write_verdict(store: Store, task_set: TaskSet, lock: Lock, plan: GoldPlan) -
     """Decide and store the task's verdict from its grade records."""
     gold = [store.get("grade", k) for k in plan.gold_keys]
     empty = [store.get("grade", k) for k in plan.empty_keys]
-    verdict, why = decide(gold, empty)
+    d = decide_tests(gold, empty, plan.spec.fail_to_pass, plan.spec.pass_to_pass)
+    verdict = d.verdict
     record = {
         "task_set": task_set.name, "task_id": plan.task.id, "status": verdict, "verdict": verdict,
-        "why": why, "fixture": plan.task.spec.fixture, "lock_version": lock.version,
+        "why": d.why, "dropped": d.dropped, "fixture": plan.task.spec.fixture,
+        "lock_version": lock.version,
         "grader_version": harness_version("grader"),
         "gold_grades": list(plan.gold_keys), "empty_grades": list(plan.empty_keys),
         "gold_resolved": [g and g["resolved"] for g in gold],
@@ -108,3 +110,13 @@ def verdicts(store: Store, task_set: TaskSet, lock: Lock) -> dict[str, dict[str,
         out[plan.task.id] = rec or {"task_id": plan.task.id, "verdict": "incomplete",
                                     "why": f"run `doit gold:{task_set.name}`"}
     return out
+
+
+def required_spec(spec: GradeSpec, verdict: dict[str, Any]) -> GradeSpec:
+    """The grade spec of a task as its verdict leaves it: PASS_TO_PASS tests the gate dropped
+    as flaky are no longer required. The spec's key material changes with it, so grades made
+    under the full list never count for the reduced one."""
+    dropped = verdict.get("dropped") or {}
+    if not dropped:
+        return spec
+    return replace(spec, pass_to_pass=tuple(t for t in spec.pass_to_pass if t not in dropped))

@@ -1,8 +1,16 @@
-"""The gold gate's verdict for one task, from its gold and empty-patch grades."""
+"""The gold gate's verdict for one task, from its gold and empty-patch grades, test by test.
+
+A required test whose outcome flips between reps decides differently by its kind:
+- a PASS_TO_PASS test that flips is dropped from the task's required tests, with the reason
+  recorded (the task stays valid, judged on the tests that are stable);
+- a FAIL_TO_PASS test that flips keeps the task flaky: it is what tells a fix from no fix.
+Resolution is then judged per rep on the tests still required, and must agree across reps.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 VALID = "valid"
@@ -13,33 +21,64 @@ INCOMPLETE = "incomplete"  # some grade is missing (not run yet, or an infra err
 VERDICTS = (VALID, FLAKY, BROKEN_GOLD, PASSES_WITHOUT_FIX, INCOMPLETE)
 
 
-def _disagree(grades: Sequence[dict[str, Any]]) -> list[str]:
-    """Test ids (or the overall result) whose outcome differs between reps."""
-    reasons = []
-    if len({g["resolved"] for g in grades}) > 1:
-        reasons.append("resolved")
-    ids = sorted({t for g in grades for t in g.get("tests", {})})
-    reasons += [t for t in ids if len({g.get("tests", {}).get(t, "missing") for g in grades}) > 1]
-    return reasons
+@dataclass(frozen=True)
+class Decision:
+    verdict: str
+    why: str
+    dropped: dict[str, str] = field(default_factory=dict)  # PASS_TO_PASS id -> why dropped
 
 
-def decide(
-    gold: Sequence[dict[str, Any] | None], empty: Sequence[dict[str, Any] | None]
-) -> tuple[str, str]:
-    """(verdict, why) from the grade records of every rep; a None rep makes it incomplete.
+def _flips(grades: Sequence[dict[str, Any]], ids: Sequence[str]) -> dict[str, str]:
+    """Id -> how it went, for each of `ids` whose status differs between the reps."""
+    out = {}
+    for t in ids:
+        seen = [g.get("tests", {}).get(t, "missing") for g in grades]
+        if len(set(seen)) > 1:
+            out[t] = f"passed in {seen.count('passed')} of {len(seen)} reps"
+    return out
 
-    Flakiness is judged per test as well as overall: a test that flips between reps is flaky
-    even when the task's overall result happens to agree.
-    """
+
+def _resolved(g: dict[str, Any], dropped: dict[str, str]) -> bool:
+    """The grader's own answer, relaxed only by the dropped tests: an unresolved rep whose only
+    failing required tests were dropped resolves on the reduced list."""
+    if g["resolved"] or not dropped or g.get("outcome") != "unresolved":
+        return bool(g["resolved"])
+    failing = [t for t, s in g.get("tests", {}).items() if s != "passed"]
+    return bool(failing) and all(t in dropped for t in failing)
+
+
+def decide_tests(gold: Sequence[dict[str, Any] | None], empty: Sequence[dict[str, Any] | None],
+                 fail_to_pass: Sequence[str], pass_to_pass: Sequence[str]) -> Decision:
+    """The verdict from every rep's grade record; a None rep makes it incomplete."""
     if any(g is None for g in (*gold, *empty)):
-        return INCOMPLETE, "some reps have no grade yet; run the gold target again"
+        return Decision(INCOMPLETE, "some reps have no grade yet; run the gold target again")
     gold_ok = [g for g in gold if g is not None]
     empty_ok = [g for g in empty if g is not None]
-    flips = _disagree(gold_ok) + _disagree(empty_ok)
-    if flips:
-        return FLAKY, "reps disagree on: " + ", ".join(sorted(set(flips))[:8])
-    if not gold_ok[0]["resolved"]:
-        return BROKEN_GOLD, f"gold patch does not resolve: {gold_ok[0].get('detail', '')}"[:500]
-    if empty_ok[0]["resolved"]:
-        return PASSES_WITHOUT_FIX, "the tests pass with no patch at all"
-    return VALID, f"gold passes and the empty patch fails in all {len(gold_ok)} reps"
+    f2p = {**_flips(gold_ok, fail_to_pass), **_flips(empty_ok, fail_to_pass)}
+    if f2p:
+        return Decision(FLAKY, "FAIL_TO_PASS tests flip between reps: " + ", ".join(
+            f"{t} ({how})" for t, how in sorted(f2p.items())[:8]))
+    dropped = {t: f"flaky: {how} of the gold patch" for t, how in _flips(gold_ok, pass_to_pass).items()}
+    dropped.update({t: f"flaky: {how} of the empty patch" for t, how in
+                    _flips(empty_ok, pass_to_pass).items() if t not in dropped})
+    note = ("; dropped flaky PASS_TO_PASS: " + ", ".join(sorted(dropped)[:8])) if dropped else ""
+    for name, reps in (("gold", gold_ok), ("empty", empty_ok)):
+        if len({_resolved(g, dropped) for g in reps}) > 1:
+            return Decision(FLAKY, f"{name}-patch reps disagree on resolved{note}", dropped)
+    if not _resolved(gold_ok[0], dropped):
+        return Decision(BROKEN_GOLD, (f"gold patch does not resolve: "
+                                      f"{gold_ok[0].get('detail', '')}")[:500] + note, dropped)
+    if _resolved(empty_ok[0], dropped):
+        return Decision(PASSES_WITHOUT_FIX, "the tests pass with no patch at all" + note, dropped)
+    return Decision(VALID, f"gold passes and the empty patch fails in all {len(gold_ok)} reps"
+                    + note, dropped)
+
+
+def decide(gold: Sequence[dict[str, Any] | None], empty: Sequence[dict[str, Any] | None]
+           ) -> tuple[str, str]:
+    """(verdict, why) with every test seen treated as FAIL_TO_PASS: any flip is flaky."""
+    ids = sorted({t for g in (*gold, *empty) if g is not None for t in g.get("tests", {})})
+    d = decide_tests(gold, empty, ids, [])
+    if d.verdict == FLAKY and not ids:
+        return d.verdict, d.why
+    return d.verdict, d.why.replace("FAIL_TO_PASS tests flip", "reps disagree on", 1)

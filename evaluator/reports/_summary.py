@@ -54,6 +54,8 @@ def build_summary(inputs: Inputs, collected: Collected, *, alpha: float = ALPHA,
              "fixture": v.get("fixture")}
             for t, v in sorted(inputs.gate.items()) if v["verdict"] != VALID
         ],
+        "dropped_tests": {t: v["dropped"] for t, v in sorted(inputs.gate.items())
+                          if v.get("dropped")},
         "outcomes": outcome_grid(inputs, collected, order),
         "notes": collected.notes + _notes(inputs, board, collected.cells),
     }
@@ -139,6 +141,10 @@ def _notes(inputs: Inputs, board: list[dict[str, Any]],
                      f"quarantined or ungraded) are left out of every rate; run "
                      f"`doit eval:{inputs.name}` to retry them")
     notes += _partial_pass_at_k(inputs, cells)
+    for tid, v in sorted(inputs.gate.items()):
+        if v.get("dropped"):
+            notes.append(f"{tid}: not required, flaky in the gold gate: " + "; ".join(
+                f"{t} ({why})" for t, why in sorted(v["dropped"].items())))
     return notes
 
 

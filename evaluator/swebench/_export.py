@@ -40,11 +40,14 @@ class Outcome:
     grade: dict[str, Any] | None
 
 
-def tests_status(task: Task, grade: dict[str, Any] | None) -> dict[str, dict[str, list[str]]]:
+def tests_status(task: Task, grade: dict[str, Any] | None, dropped: dict[str, str]
+                 ) -> dict[str, dict[str, list[str]]]:
+    """Required tests by kind; PASS_TO_PASS tests the gold gate dropped as flaky are left out
+    (summary.json lists them with the reason)."""
     tests = (grade or {}).get("tests", {})
     out: dict[str, dict[str, list[str]]] = {}
     for name, ids in (("FAIL_TO_PASS", task.spec.fail_to_pass),
-                      ("PASS_TO_PASS", task.spec.pass_to_pass)):
+                      ("PASS_TO_PASS", [t for t in task.spec.pass_to_pass if t not in dropped])):
         out[name] = {"success": [t for t in ids if tests.get(t) == "passed"],
                      "failure": [t for t in ids if tests.get(t) != "passed"]}
     for name in ("FAIL_TO_FAIL", "PASS_TO_FAIL"):
@@ -52,7 +55,7 @@ def tests_status(task: Task, grade: dict[str, Any] | None) -> dict[str, dict[str
     return out
 
 
-def instance_report(o: Outcome) -> dict[str, Any]:
+def instance_report(o: Outcome, dropped: dict[str, str]) -> dict[str, Any]:
     entry: dict[str, Any] = {"patch_is_None": o.patch is None, "patch_exists": bool(o.patch),
                              "patch_successfully_applied": False, "resolved": False}
     if o.patch and o.result is not None and o.grade is not None:
@@ -60,7 +63,7 @@ def instance_report(o: Outcome) -> dict[str, Any]:
         entry["patch_successfully_applied"] = applied
         entry["resolved"] = bool(o.result.get("resolved"))
         if applied:
-            entry["tests_status"] = tests_status(o.task, o.grade)
+            entry["tests_status"] = tests_status(o.task, o.grade, dropped)
     return entry
 
 
@@ -104,7 +107,8 @@ def export(store: Store, task_set: TaskSet, lock: Lock, name: str, outcomes: lis
     gate = verdicts(store, task_set, lock)
     preds = [{"instance_id": instance_id(o.task), "model_name_or_path": name,
               "model_patch": o.patch} for o in outcomes]
-    report = {instance_id(o.task): instance_report(o) for o in outcomes}
+    report = {instance_id(o.task): instance_report(o, gate[o.task.id].get("dropped") or {})
+              for o in outcomes}
     _write(out / "predictions.jsonl", "".join(json.dumps(p) + "\n" for p in preds))
     _write(out / "report.json", json.dumps(report, indent=4) + "\n")
     summary = _summary(task_set, lock, gate, outcomes, report)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluator.errors import BadInputError, InfraError
-from evaluator.gold import VALID, verdicts
+from evaluator.gold import VALID, required_spec, verdicts
 from evaluator.grading import Grader, GradeSpec, grade_key, grade_spec, hidden_test_bytes
 from evaluator.hashing import hash_bytes, hash_json
 from evaluator.lock import Lock
@@ -111,8 +111,8 @@ def plan_predictions(preds: list[Prediction], task_set: TaskSet, lock: Lock, sto
                             f"{p.instance_id}; the first is kept")
             continue
         seen.add((p.subject, task.id))
-        planned.append(PlannedPrediction(p, task, grade_spec(task_set, task, lock),
-                                         hash_bytes(p.patch or b"")))
+        spec = required_spec(grade_spec(task_set, task, lock), gate[task.id])
+        planned.append(PlannedPrediction(p, task, spec, hash_bytes(p.patch or b"")))
     return planned, problems
 
 

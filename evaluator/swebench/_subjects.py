@@ -7,7 +7,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from evaluator.gold import VALID
+from evaluator.gold import VALID, required_spec, verdicts
 from evaluator.grading import grade_spec
 from evaluator.lock import Lock
 from evaluator.store import Store
@@ -48,19 +48,21 @@ def subjects(store: Store, task_set: str) -> dict[str, Subject]:
     return {n: Subject(n, r["identity"], tuple(r["entries"])) for n, r in sorted(latest.items())}
 
 
-def planned_of(store: Store, task_set: TaskSet, lock: Lock, subject: Subject
-               ) -> list[PlannedPrediction]:
+def planned_of(store: Store, task_set: TaskSet, lock: Lock, subject: Subject,
+               gate: dict[str, dict[str, Any]] | None = None) -> list[PlannedPrediction]:
     """The subject's predictions under the current pins (keys recomputed, so a changed hidden
     test or image makes them ungraded, never silently old)."""
     tasks = {t.id: t for t in task_set.tasks}
+    gate = gate if gate is not None else verdicts(store, task_set, lock)
     out = []
     for e in subject.entries:
         task = tasks.get(e["task_id"])
         if task is None or e["task_id"] not in lock.tasks:
             continue
         patch = None if e.get("patch_is_none") else store.get_blob(e["patch"])
+        spec = required_spec(grade_spec(task_set, task, lock), gate[task.id])
         out.append(PlannedPrediction(Prediction("", e["instance_id"], subject.name, patch), task,
-                                     grade_spec(task_set, task, lock), e["patch"]))
+                                     spec, e["patch"]))
     return out
 
 
@@ -68,7 +70,7 @@ def subject_cells(store: Store, task_set: TaskSet, lock: Lock, gate: dict[str, d
                   subject: Subject, lock_version: str) -> list[dict[str, Any]]:
     """One cell per valid task: the graded result, ungraded where the pins moved since, and
     failed where the file has no prediction for the task (SWE-bench counts those unresolved)."""
-    by_task = {pp.task.id: pp for pp in planned_of(store, task_set, lock, subject)}
+    by_task = {pp.task.id: pp for pp in planned_of(store, task_set, lock, subject, gate)}
     cells = []
     for tid in sorted(t for t, v in gate.items() if v["verdict"] == VALID):
         pp = by_task.get(tid)

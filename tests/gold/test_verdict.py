@@ -1,4 +1,12 @@
-from evaluator.gold import BROKEN_GOLD, FLAKY, INCOMPLETE, PASSES_WITHOUT_FIX, VALID, decide
+from evaluator.gold import (
+    BROKEN_GOLD,
+    FLAKY,
+    INCOMPLETE,
+    PASSES_WITHOUT_FIX,
+    VALID,
+    decide,
+    decide_tests,
+)
 
 
 def g(resolved: bool, **tests: str) -> dict[str, object]:
@@ -29,3 +37,28 @@ def test_passes_without_fix() -> None:
 
 def test_missing_rep_is_incomplete() -> None:
     assert decide([g(True), None], [g(False)] * 2)[0] == INCOMPLETE
+
+
+def rec(outcome: str, **tests: str) -> dict[str, object]:
+    return {"resolved": outcome == "resolved", "outcome": outcome, "tests": tests}
+
+
+def test_a_flipping_pass_to_pass_test_is_dropped_and_the_task_stays_valid() -> None:
+    gold = [rec("resolved", f="passed", p="passed", q="passed"),
+            rec("unresolved", f="passed", p="failed", q="passed")]
+    empty = [rec("unresolved", f="failed", p="passed", q="passed")] * 2
+    d = decide_tests(gold, empty, ["f"], ["p", "q"])
+    assert d.verdict == VALID and list(d.dropped) == ["p"]
+    assert "1 of 2 reps of the gold patch" in d.dropped["p"] and "dropped flaky" in d.why
+
+
+def test_a_flipping_fail_to_pass_test_keeps_the_task_flaky() -> None:
+    gold = [rec("resolved", f="passed"), rec("unresolved", f="failed")]
+    d = decide_tests(gold, [rec("unresolved", f="failed")] * 2, ["f"], [])
+    assert d.verdict == FLAKY and "FAIL_TO_PASS" in d.why and not d.dropped
+
+
+def test_a_dropped_test_does_not_hide_another_failure() -> None:
+    gold = [rec("unresolved", f="failed", p="passed"), rec("unresolved", f="failed", p="failed")]
+    d = decide_tests(gold, [rec("unresolved", f="failed", p="passed")] * 2, ["f"], ["p"])
+    assert d.verdict == BROKEN_GOLD and list(d.dropped) == ["p"]
