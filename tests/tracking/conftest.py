@@ -3,6 +3,7 @@ once per session (it takes about a minute to come up here)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -43,7 +44,9 @@ def mlflow_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
          "--backend-store-uri", f"sqlite:///{root / 'mlflow.sqlite'}",
          "--artifacts-destination", str(root / "artifacts"),
          "--host", "127.0.0.1", "--port", str(port), "--workers", "1"],
-        stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        # No job runner: it starts a pool of consumer processes the export never uses.
+        env={**os.environ, "MLFLOW_SERVER_ENABLE_JOB_EXECUTION": "false"})
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 240
@@ -63,6 +66,8 @@ def mlflow_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         try:
             proc.wait(timeout=20)
         except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait(timeout=20)
+            pass
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)  # whatever of its group outlived it
+        proc.wait(timeout=20)
         log.close()
