@@ -16,6 +16,7 @@ from evaluator.taskset import Task, TaskSet
 from evaluator.version import harness_version
 
 EMPTY_PATCH = b""
+VERDICT_RULE = 2
 
 
 @dataclass(frozen=True)
@@ -30,7 +31,10 @@ class GoldPlan:
 
     @property
     def verdict_key(self) -> str:
-        return hash_json({"gold": list(self.gold_keys), "empty": list(self.empty_keys)})
+        # The rule's version: verdicts decided by an older rule (before per-test flakiness)
+        # are decided again from the same stored grades, which costs no grading.
+        return hash_json({"gold": list(self.gold_keys), "empty": list(self.empty_keys),
+                          "rule": VERDICT_RULE})
 
 
 def plan_gold(task_set: TaskSet, lock: Lock) -> list[GoldPlan]:
