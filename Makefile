@@ -48,3 +48,4 @@ bench: setup
 	$(PY) benchmarks/bench_noop.py
 	$(PY) benchmarks/bench_stats.py
 	$(PY) benchmarks/bench_throughput.py
+	$(PY) benchmarks/bench_viewer.py
