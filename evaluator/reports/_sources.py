@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from evaluator.store import Store
 
@@ -32,13 +33,16 @@ class Sources:
     evals_root: Path = Path("evals")
     agents_root: Path = Path("agents")
     out_root: Path = Path("reports/out")
+    # A Store the caller opened itself (with the remote it chose, or none): used as is, so an
+    # injected remote is never swapped for the one $EVAL_REMOTE names.
+    opened: Store | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def from_env(cls) -> Sources:
         """Defaults overridden by EVAL_STORE, EVAL_TASKS, EVAL_LOCK_DIR, EVAL_EVALS, EVAL_AGENTS
         and EVAL_REPORTS."""
-        found = {field: Path(os.environ[var]) for field, var in _ENV.items()
-                 if os.environ.get(var)}
+        found: dict[str, Any] = {name: Path(os.environ[var]) for name, var in _ENV.items()
+                                 if os.environ.get(var)}
         return replace(cls(), **found)
 
     @classmethod
@@ -48,7 +52,8 @@ class Sources:
         """From the keyword arguments of the public functions."""
         root = store.root if isinstance(store, Store) else None if store is None else Path(store)
         return cls(store=root, tasks_root=Path(tasks_root), lock_dir=Path(lock_dir),
-                   evals_root=Path(evals_root), agents_root=Path(agents_root))
+                   evals_root=Path(evals_root), agents_root=Path(agents_root),
+                   opened=store if isinstance(store, Store) else None)
 
     def open_store(self) -> Store:
-        return Store(self.store)
+        return self.opened if self.opened is not None else Store(self.store)
