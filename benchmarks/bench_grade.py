@@ -11,10 +11,13 @@ then, interleaved rep by rep on the same task:
 - minimal: create a container, put patch and tests in, `git apply`, run pytest, read the JUnit
   file, remove the container: the least any grader must do;
 - open: `DockerSandboxes.open` then `close` alone (removal drained), the cost that must not
-  grow with the repository.
+  grow with the repository;
+- unhardened: the same grade with the integrity hardening off (no canaries, no import probes
+  around `git apply`, no selection of the requested tests, no hardened environment).
 
 It prints medians and the ratios the goals are about: harness / minimal at every size (goal
-1.2x or less) and sandbox open at 200 MB / at 100 KB (goal 1.5x or less).
+1.2x or less), harness / unhardened (the hardening's cost, goal 1.1x or less) and sandbox open
+at 200 MB / at 100 KB (goal 1.5x or less).
 """
 
 from __future__ import annotations
@@ -76,6 +79,7 @@ def main() -> None:
     base = ensure_base_image(client, BASE_TAG)
     sandboxes = DockerSandboxes(client)
     grader = DockerGrader(sandboxes)
+    unhardened = DockerGrader(sandboxes, hardened=False)
     patch, hidden = big_gold().encode(), {k: v.encode() for k, v in BIG_HIDDEN.items()}
     rows = []
     for mb in args.sizes:
@@ -88,7 +92,7 @@ def main() -> None:
                          fail_to_pass=("tests/test_clamp_hidden.py::test_high",),
                          pass_to_pass=("tests/test_core.py::test_low",), test_files=(),
                          limits=_LIMITS)
-        times: dict[str, list[float]] = {"harness": [], "minimal": [], "open": []}
+        times: dict[str, list[float]] = {"harness": [], "minimal": [], "open": [], "unhardened": []}
         grader.grade(spec, patch, hidden)  # warm: the first open probes the image once
         for _ in range(args.reps):
             t = time.perf_counter()
@@ -100,19 +104,27 @@ def main() -> None:
             assert _minimal(client, image, patch, hidden)
             times["minimal"].append(time.perf_counter() - t)
             t = time.perf_counter()
+            assert unhardened.grade(spec, patch, hidden).resolved
+            drain()
+            times["unhardened"].append(time.perf_counter() - t)
+            t = time.perf_counter()
             sandboxes.open(image, _LIMITS, purpose="bench").close()
             drain()
             times["open"].append(time.perf_counter() - t)
         med = {k: statistics.median(v) for k, v in times.items()}
         rows.append((mb, med))
         print(f"{mb:>7g} MB  harness {med['harness']:.2f}s  minimal {med['minimal']:.2f}s  "
-              f"ratio {med['harness'] / med['minimal']:.2f}x  open+close {med['open']:.2f}s",
+              f"ratio {med['harness'] / med['minimal']:.2f}x  open+close {med['open']:.2f}s  "
+              f"unhardened {med['unhardened']:.2f}s "
+              f"(hardening {med['harness'] / med['unhardened']:.2f}x)",
               flush=True)
     if len(rows) > 1:
         print(f"open at {rows[-1][0]:g} MB / at {rows[0][0]:g} MB: "
               f"{rows[-1][1]['open'] / rows[0][1]['open']:.2f}x (goal <= 1.5x)")
     print("harness / minimal: " + ", ".join(f"{mb:g} MB {m['harness'] / m['minimal']:.2f}x"
                                              for mb, m in rows) + " (goal <= 1.2x)")
+    print("hardened / unhardened: " + ", ".join(
+        f"{mb:g} MB {m['harness'] / m['unhardened']:.2f}x" for mb, m in rows) + " (goal <= 1.1x)")
 
 
 if __name__ == "__main__":

@@ -65,8 +65,11 @@ class Grader(Protocol):
 class DockerGrader:
     """Grades in a fresh sandbox from the pinned image digest; infra failures raise InfraError."""
 
-    def __init__(self, sandboxes: DockerSandboxes) -> None:
+    def __init__(self, sandboxes: DockerSandboxes, *, hardened: bool = True) -> None:
+        # `hardened=False` exists only so benchmarks/bench_grade.py can price the hardening
+        # (canaries, import probes, the hardened environment); the pipeline never turns it off.
         self._sandboxes = sandboxes
+        self._hardened = hardened
 
     def grade(self, spec: GradeSpec, patch: bytes, hidden: dict[str, bytes]) -> GradeOutcome:
         started = time.monotonic()
@@ -76,13 +79,14 @@ class DockerGrader:
         with self._sandboxes.open(
             spec.image, spec.limits, user=spec.user, workdir=spec.workdir, purpose="grade"
         ) as sb:
-            outcome = _grade_in(sb, spec, patch, hidden)
+            outcome = _grade_in(sb, spec, patch, hidden, self._hardened)
         return GradeOutcome(**{**outcome.__dict__, "duration_s": time.monotonic() - started})
 
 
 
 
-def _grade_in(sb: Sandbox, spec: GradeSpec, patch: bytes, hidden: dict[str, bytes]) -> GradeOutcome:
+def _grade_in(sb: Sandbox, spec: GradeSpec, patch: bytes, hidden: dict[str, bytes],
+              hardened: bool = True) -> GradeOutcome:
     gdir = f"/tmp/.grade-{secrets.token_hex(8)}"
     protected = _protection(spec, list(hidden))
     kept, dropped = filter_patch(patch, protected)
@@ -91,18 +95,18 @@ def _grade_in(sb: Sandbox, spec: GradeSpec, patch: bytes, hidden: dict[str, byte
     if smuggled:
         return GradeOutcome(PATCH_REJECTED, detail="git reads the patch as touching protected "
                             f"paths its headers hide: {smuggled[:5]}")
-    canaries = plant(new_nonce(), spec.fail_to_pass, list(hidden),
-                     style="functions" if spec.results == "sympy" else "class")
+    canaries = plant(new_nonce(), spec.fail_to_pass if hardened else (), [] if not hardened
+                     else list(hidden), style="functions" if spec.results == "sympy" else "class")
     sb.put_files({
         f"{gdir}/patch.diff": kept,
-        f"{gdir}/touched": b"".join(p.encode("utf-8", "surrogateescape") + b"\0" for p in touched),
+        f"{gdir}/before.sh": _absent_lister(touched, f"{gdir}/new"),
         f"{gdir}/select.json": json.dumps([*spec.fail_to_pass, *spec.pass_to_pass]).encode(),
         f"{gdir}/canary.py": canaries.source(),
         f"{gdir}/probe.py": (PAYLOAD / "_evaluator_probe.py").read_bytes(),
         f"{gdir}/plugins/{GUARD_MODULE}.py": (PAYLOAD / f"{GUARD_MODULE}.py").read_bytes(),
         **{f"{gdir}/hidden/{rel}": data for rel, data in hidden.items()},
     })
-    r = sb.exec(_setup_script(spec, gdir, canaries), workdir=spec.workdir)
+    r = sb.exec(_setup_script(spec, gdir, canaries, hardened), workdir=spec.workdir)
     if r.exit_code == 4:
         return GradeOutcome(PATCH_FAILED, exit_code=r.exit_code, output=r.output,
                             detail="git apply failed: " + r.output[-2000:], dropped=tuple(dropped))
@@ -118,7 +122,7 @@ def _grade_in(sb: Sandbox, spec: GradeSpec, patch: bytes, hidden: dict[str, byte
             f"the patch adds {path}, which Python would import in place of the module {name!r} "
             "of the standard library, the test runner or an installed distribution"
             for path, name in shadows[:5]))
-    run = run_tests(sb, spec, gdir, canaries)
+    run = run_tests(sb, spec, gdir, canaries, hardened)
     if run.report is None:
         return GradeOutcome(NO_REPORT, exit_code=run.exit_code, timed_out=run.timed_out,
                             output=run.output, detail=run.problem, dropped=tuple(dropped),
@@ -132,24 +136,36 @@ def _grade_in(sb: Sandbox, spec: GradeSpec, patch: bytes, hidden: dict[str, byte
                         evidence=v.evidence, nonce=canaries.nonce)
 
 
-def _setup_script(spec: GradeSpec, gdir: str, canaries: Canaries) -> str:
+def _setup_script(spec: GradeSpec, gdir: str, canaries: Canaries, hardened: bool = True) -> str:
     """One exec: the base commit only where HEAD is not it (nothing is cleaned, so ignored build
-    artifacts stay as the agent saw them), the patch between two probes for the files it adds,
+    artifacts stay as the agent saw them), the patch with a probe of the files it adds,
     the hidden tests, the canaries. Exit 3 to 7 say which step failed, before any code of the
     patch has run."""
     probe = f"{gdir}/probe.py"
-    py = 'PY=$(command -v python3 || command -v python || true); '
+    py = 'PY=$(command -v python3 || command -v python || true); ' if hardened else "PY=; "
     targets = " ".join(shlex.quote(f) for f in canaries.files)
     return (
         f"{checkout_base(spec.base_commit)} || exit 3; "
-        f"if [ -s {gdir}/patch.diff ]; then {py}"
-        f'if [ -n "$PY" ]; then "$PY" -I {probe} before {gdir}/touched {gdir}/new || exit 6; fi; '
+        f"if [ -s {gdir}/patch.diff ]; then {py}. {gdir}/before.sh || exit 6; "
         f"{GIT} apply --whitespace=nowarn {gdir}/patch.diff || exit 4; "
-        f'if [ -n "$PY" ]; then "$PY" -I {probe} after {gdir}/new . || exit 6; fi; fi; '
+        f'if [ -n "$PY" ] && [ -s {gdir}/new ]; then "$PY" -I {probe} {gdir}/new . || exit 6; '
+        "fi; fi; "
         f"if [ -d {gdir}/hidden ]; then cp -R {gdir}/hidden/. . || exit 5; fi; "
         + (f"for f in {targets}; do cat {gdir}/canary.py >> \"$f\" || exit 7; done" if targets
            else "true")
     )
+
+
+def _absent_lister(paths: list[str], out: str) -> bytes:
+    """A shell script writing (NUL-separated) the paths that do not exist yet: what the patch
+    adds. Only module-like names matter to the probe, so only those are listed."""
+    lines = [f": > {out}"]
+    for p in paths:
+        name = p.rsplit("/", 1)[-1]
+        if name.endswith((".py", ".pyc", ".pyw", ".pyd", ".so")):
+            q = shlex.quote(p)
+            lines.append(f"[ -e {q} ] || [ -L {q} ] || printf '%s\\0' {q} >> {out}")
+    return ("\n".join(lines) + "\n").encode("utf-8", "surrogateescape")
 
 
 def _protection(spec: GradeSpec, hidden: list[str]) -> Callable[[str], bool]:

@@ -44,9 +44,11 @@ class TestRun:
     evidence: list[str] = field(default_factory=list)
 
 
-def run_tests(sb: Sandbox, spec: GradeSpec, gdir: str, canaries: Canaries) -> TestRun:
+def run_tests(sb: Sandbox, spec: GradeSpec, gdir: str, canaries: Canaries,
+              hardened: bool = True) -> TestRun:
     pytest_run = spec.results in _PYTEST_FORMATS
-    env = _HARDENED + (_guard_env(spec, gdir, canaries) if pytest_run else "")
+    env = (_HARDENED if hardened else "") + (
+        _guard_env(spec, gdir, canaries, hardened) if pytest_run else "")
     if spec.results == "junit":
         junit = f"{gdir}/junit.xml"
         run = sb.exec(env + spec.test_command.replace("{junit_xml}", junit),
@@ -56,14 +58,14 @@ def run_tests(sb: Sandbox, spec: GradeSpec, gdir: str, canaries: Canaries) -> Te
         try:
             report = read_junit(sb.read_file(junit, max_bytes=_REPORT_CAP))
         except (ReportError, FileNotFoundError, OSError) as exc:
-            return TestRun(None, run.exit_code, run.timed_out, run.output, True, True,
+            return TestRun(None, run.exit_code, run.timed_out, run.output, hardened, True,
                            f"no usable JUnit report: {exc}")
-        return TestRun(report, run.exit_code, run.timed_out, run.output, True, True)
+        return TestRun(report, run.exit_code, run.timed_out, run.output, hardened, True)
     return _run_log(sb, spec, gdir, canaries, env, guarded=pytest_run)
 
 
-def _guard_env(spec: GradeSpec, gdir: str, canaries: Canaries) -> str:
-    guard = json.dumps({"nonce": canaries.nonce, "select": f"{gdir}/select.json",
+def _guard_env(spec: GradeSpec, gdir: str, canaries: Canaries, hardened: bool) -> str:
+    guard = json.dumps({"nonce": canaries.nonce, "select": f"{gdir}/select.json" if hardened else "",
                         "canaries": [canaries.ok_tag, canaries.fail_tag]})
     plugins = " ".join(f"-p {shlex.quote(p)}" for p in (GUARD_MODULE, *spec.pytest_plugins))
     return (f"export EVALUATOR_GUARD={shlex.quote(guard)} "

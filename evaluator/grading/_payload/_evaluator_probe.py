@@ -1,36 +1,48 @@
-"""Run by the grader in the sandbox around `git apply`, with `python3 -I` (no user site,
-no PYTHON* variables, no working directory on the path): which files the patch adds would be
+"""Run by the grader in the sandbox after `git apply`, with `python3 -I` (no user site, no
+PYTHON* variables, no working directory on the path), on the paths that did not exist before it
+(the grader's shell lists them): which files the patch adds would be
 imported in place of a module of the standard library, the test runner or an installed
 distribution. Prints one JSON line; must run on Python 3.6.
 """
 
 import json
 import os
-import pkgutil
 import sys
-import sysconfig
 
 _RUNNER = {"pytest", "_pytest", "pluggy", "py", "iniconfig", "unittest", "doctest",
            "sitecustomize", "usercustomize", "conftest", "nose", "xmlrunner", "coverage"}
 _SUFFIXES = (".py", ".pyc", ".pyw", ".pyd", ".so")
 
 
-def _outside(work):
-    """Import roots that are not the repository: the standard library and site-packages."""
-    roots = []
-    for p in sys.path:
-        real = os.path.realpath(p) if p else ""
-        if real and real != work and not real.startswith(work + os.sep):
-            roots.append(p)
-    return roots
+def _inside(path, work):
+    real = os.path.realpath(path) if path else ""
+    return not real or real == work or real.startswith(work + os.sep)
+
+
+def _names_in(folder):
+    """Top-level names importable from one folder (listing it is all pkgutil would do)."""
+    try:
+        entries = os.listdir(folder)
+    except OSError:
+        return set()
+    names = set()
+    for entry in entries:
+        if entry.endswith(_SUFFIXES):
+            names.add(entry.split(".", 1)[0])
+        elif "." not in entry and os.path.isdir(os.path.join(folder, entry)):
+            names.add(entry)
+    return names
 
 
 def _known(work):
+    """Names the interpreter resolves outside the repository: the standard library (its own
+    list on 3.10+, else its folder), builtins, site-packages, and the test runner's."""
     names = set(getattr(sys, "stdlib_module_names", ())) | set(sys.builtin_module_names)
-    stdlib = sysconfig.get_paths().get("stdlib")
-    roots = [stdlib] if stdlib else []
-    for _, name, _ in pkgutil.iter_modules(roots + _outside(work)):
-        names.add(name)
+    roots = [p for p in sys.path if not _inside(p, work)]
+    if not hasattr(sys, "stdlib_module_names"):
+        roots.append(os.path.dirname(os.__file__))
+    for root in roots:
+        names |= _names_in(root)
     return names | _RUNNER
 
 
@@ -48,13 +60,6 @@ def _candidate(rel):
 def _paths(listing):
     with open(listing, "rb") as f:
         return [p.decode("utf-8", "surrogateescape") for p in f.read().split(b"\0") if p]
-
-
-def before(listing, out):
-    """Keep the paths the patch will touch that do not exist yet: the files it adds."""
-    new = [p for p in _paths(listing) if not os.path.lexists(p)]
-    with open(out, "wb") as f:
-        f.write(b"".join(p.encode("utf-8", "surrogateescape") + b"\0" for p in new))
 
 
 def after(listing, work):
@@ -77,4 +82,4 @@ def after(listing, work):
 
 
 if __name__ == "__main__":
-    {"before": before, "after": after}[sys.argv[1]](sys.argv[2], sys.argv[3])
+    after(sys.argv[1], sys.argv[2])
