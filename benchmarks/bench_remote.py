@@ -4,9 +4,12 @@ Starts moto's S3 server on loopback (its own process), lands N records in one bu
 whether each of the N keys exists, two ways: the store's way (the kind's listing, one paginated
 LIST taken once and kept for the run) and the naive way (one HEAD per key). Prints requests and
 wall time side by side with the ratio, then the cost of the same check on a warm local cache,
-with and without a remote configured (no request at all: the local stat answers).
+with and without a remote configured (no request at all: the local stat answers). Last, a
+first run on an empty local store in front of a full remote (records with a blob each), filled
+two ways: one target after another (each `has` fetches its record and blobs in turn) and the
+pipeline's way, `Store.prefetch` over the run's keys (records and blobs in parallel).
 
-    .venv/bin/python benchmarks/bench_remote.py [--keys 10000] [--warm-keys 2000]
+    .venv/bin/python benchmarks/bench_remote.py [--keys 10000] [--warm-keys 2000] [--cold-keys 1000]
 """
 
 from __future__ import annotations
@@ -89,6 +92,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--keys", type=int, default=10_000, help="records in the remote, all checked")
     ap.add_argument("--warm-keys", type=int, default=2_000, help="records on the warm local cache")
+    ap.add_argument("--cold-keys", type=int, default=1_000,
+                    help="records (one blob each) a first run on an empty store fetches")
     args = ap.parse_args()
     keys = [f"{i:064x}" for i in range(args.keys)]
     with tempfile.TemporaryDirectory() as tmp:
@@ -121,6 +126,7 @@ def main() -> None:
             print(f"ratio HEAD / batched: {t_head / t_batched:.1f}x wall, "
                   f"{heads.n / max(batched.n, 1):.0f}x requests")
             warm(Path(tmp), endpoint, args.warm_keys)
+            cold(Path(tmp), endpoint, args.cold_keys)
         finally:
             proc.terminate()
             proc.wait(timeout=10)
@@ -141,6 +147,28 @@ def warm(tmp: Path, endpoint: str, n: int) -> None:
     print(row("local store alone", 0, t_local, n))
     print(row("local store fronting the remote", counter.n, t_fronted, n))
     print(f"ratio fronted / local: {t_fronted / t_local:.2f}x")
+
+
+def cold(tmp: Path, endpoint: str, n: int) -> None:
+    """A first run with an empty local store and a full remote: serial fetches vs prefetch."""
+    kind = "attempt"
+    writer = Store(tmp / "cold-writer", remote(endpoint), notify=print)
+    keys = [f"{i:064x}" for i in range(n)]
+    t_fill, _ = timed(lambda: [writer.put(kind, k, {"log": writer.put_blob(f"log {k}".encode())})
+                               for k in keys])
+    print(f"\nfirst run, empty local store, {n} records (+1 blob each) in the remote "
+          f"(landed in {t_fill:.1f}s)")
+    print(f"{'how':34}{'requests':>10}{'wall s':>10}{'us / key':>12}")
+    serial_count, parallel_count = Counter(), Counter()
+    serial = Store(tmp / "cold-serial", remote(endpoint, serial_count), notify=print)
+    t_serial, a = timed(lambda: sum(serial.has(kind, k) for k in keys))
+    parallel = Store(tmp / "cold-prefetch", remote(endpoint, parallel_count), notify=print)
+    t_parallel, b = timed(lambda: (parallel.prefetch(kind, keys),
+                                   sum(parallel.has(kind, k) for k in keys))[1])
+    assert a == b == n, (a, b)
+    print(row("one target after another", serial_count.n, t_serial, n))
+    print(row("prefetch (8 in parallel)", parallel_count.n, t_parallel, n))
+    print(f"ratio serial / prefetch: {t_serial / t_parallel:.1f}x wall")
 
 
 if __name__ == "__main__":
