@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Iterator
 from typing import Any
@@ -61,9 +62,26 @@ def write_lock(name: str, repin: bool = False) -> TaskFailed | None:
         return TaskFailed(str(exc))
     path = lock_path(name, ctx.lock_dir())
     path.parent.mkdir(parents=True, exist_ok=True)
+    _say_changed_images(path, lock)
     replace_atomic(path, lock.to_json(), path.parent)
     print(f"wrote {path} (task set version {lock.version}, {len(lock.tasks)} tasks)")
     return None
+
+
+def _say_changed_images(path: Any, lock: Any) -> None:
+    """Name every task whose image pin changes: for an image the set builds from unchanged
+    files, a changed id means this machine's build differs from the one that wrote the lock
+    (or the base was re-pinned), and with it every key of the task."""
+    try:
+        old = json.loads(path.read_text())["tasks"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return
+    for tid, pin in sorted(lock.tasks.items()):
+        before = (old.get(tid) or {}).get("image", {}).get("pinned")
+        if before and before != pin.image:
+            print(f"{path}: the image of task {tid!r} changed from {before} to {pin.image}: "
+                  f"its keys change; commit the lock if that was meant (e.g. after --repin)",
+                  file=sys.stderr)
 
 
 def lock_is_current(task: Any, name: str) -> bool:
