@@ -28,7 +28,9 @@ class PinResolver(Protocol):
 
 
 class DockerPinResolver:
-    """Resolves against the local Docker engine; never pulls (no registry may be reachable)."""
+    """Resolves against the local Docker engine. An image it does not have is pulled once, here
+    at lock time (a registry's per-instance images, as SWE-bench ships them), and pinned by the
+    digest the registry gave it; everything after the lock uses that digest and never pulls."""
 
     def __init__(self, client: Any) -> None:
         self._client = client
@@ -39,10 +41,7 @@ class DockerPinResolver:
         try:
             img = self._client.images.get(ref)
         except docker.errors.ImageNotFound:
-            raise BadInputError(
-                f"image {ref!r} is not on this Docker engine; build it (`doit images:<set>`) or "
-                f"pull it, then lock again"
-            ) from None
+            img = self._pull(ref)
         except docker.errors.DockerException as exc:
             raise InfraError(f"Docker engine error while resolving {ref!r}: {exc}") from exc
         if "@sha256:" in ref:
@@ -52,6 +51,18 @@ class DockerPinResolver:
             if digest.split("@", 1)[0] == repo:
                 return str(digest)
         return str(img.id)  # no registry digest: the image id is the content pin on this engine
+
+    def _pull(self, ref: str) -> Any:
+        import docker.errors
+
+        try:
+            self._client.images.pull(ref)
+            return self._client.images.get(ref)
+        except docker.errors.DockerException as exc:
+            raise BadInputError(
+                f"image {ref!r} is not on this Docker engine and pulling it failed ({exc}); "
+                f"build it (`doit images:<set>`), load it, or check the registry, then lock again"
+            ) from None
 
     def commit(self, image: str, workdir: str, ref: str, user: str | None = None) -> str:
         import docker.errors

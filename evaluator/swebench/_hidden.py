@@ -11,8 +11,9 @@ import tempfile
 from pathlib import Path
 from typing import Any, Protocol
 
-from evaluator.errors import InfraError
+from evaluator.errors import BadInputError, InfraError
 from evaluator.grading import patch_paths, unsafe_paths
+from evaluator.lock import DockerPinResolver
 from evaluator.swebench._command import Unmapped
 
 
@@ -43,15 +44,17 @@ class ImageFiles:
             import docker.errors
 
             script = 'printf "%s" "$0" | base64 -d | "$@"'
-
             try:
+                image = DockerPinResolver(self._client).image(self._image)  # pulled if missing
                 out = self._client.containers.run(
-                    self._image, ["sh", "-c", script, base64.b64encode(stdin).decode(), *argv],
+                    image, ["sh", "-c", script, base64.b64encode(stdin).decode(), *argv],
                     network_mode="none", cap_drop=["ALL"], remove=True, user="root",
                     security_opt=["no-new-privileges"], working_dir=self._workdir)
             except docker.errors.ImageNotFound:
                 raise Unmapped(f"image {self._image!r} is not on this Docker engine: pull or "
                                "build it, or pass --repo-dir with a clone") from None
+            except BadInputError as exc:
+                raise Unmapped(str(exc)) from None
             except docker.errors.DockerException as exc:
                 raise InfraError(f"cannot read base files from {self._image}: {exc}") from exc
             return bytes(out)
