@@ -17,6 +17,7 @@ from evaluator.attempts import load_eval
 from evaluator.errors import EvalError
 from evaluator.reports._api import compare, env_kwargs, render_report, sources_from_env
 from evaluator.reports._jobs import console_text
+from evaluator.reports._site import render_site
 from evaluator.reports._text import format_comparison
 
 if TYPE_CHECKING:
@@ -105,8 +106,11 @@ def _run_report(args: argparse.Namespace) -> int:
     try:
         summary, paths = render_report(args.task_set, out_root=sources.out_root,
                                        decision=args.decision, **env_kwargs(sources))
+        site = render_site(args.task_set, out_root=sources.out_root, summary=summary,
+                           forest_png=paths["forest.png"].read_bytes(), **env_kwargs(sources))
     except EvalError as exc:
         print(f"report of {args.task_set!r} refused: {exc}", file=sys.stderr)
         return 2
     print(console_text(summary, paths["index.html"]))
+    print(f"site: {site}")
     return 0

@@ -136,3 +136,15 @@ def test_doit_report_writes_the_site_and_prints_its_index(
     assert f"site: {index}" in capsys.readouterr().out.splitlines()
     assert (index.parent / "forest.png").read_bytes() == \
         (tmp_path / "out" / "mini" / "forest.png").read_bytes()
+
+
+def test_the_report_command_writes_the_site_too(world: ViewerWorld, tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    from evaluator.__main__ import main
+
+    assert main(["report", "--task-set", "mini", "--out", str(tmp_path / "out"),
+                 "--store", str(world.store.root), "--tasks", str(world.tasks_root),
+                 "--lock-dir", str(world.lock_dir), "--evals", str(world.evals_root),
+                 "--agents", str(world.agents_root)]) == 0
+    index = tmp_path / "out" / "mini" / "site" / "index.html"
+    assert f"site: {index}" in capsys.readouterr().out and index.is_file()
