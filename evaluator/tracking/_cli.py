@@ -38,9 +38,9 @@ def _run(args: argparse.Namespace) -> int:
         print("export mlflow: no tracking server: pass --tracking-uri or set "
               "MLFLOW_TRACKING_URI", file=sys.stderr)
         return 2
-    sources = replace(Sources.from_env(), **{field: Path(getattr(args, flag.replace("-", "_")))
-                                             for flag, field, _ in _SOURCES
-                                             if getattr(args, flag.replace("-", "_"))})
+    given: dict[str, Any] = {field: Path(getattr(args, flag.replace("-", "_")))
+                             for flag, field, _ in _SOURCES if getattr(args, flag.replace("-", "_"))}
+    sources = replace(Sources.from_env(), **given)
     try:
         runs = export_mlflow(args.task_set, args.tracking_uri, experiment=args.experiment,
                              store=sources.store, tasks_root=sources.tasks_root,
