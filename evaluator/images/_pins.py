@@ -157,7 +157,7 @@ def resolve_pins(mirror: str, workdir: Path, include: tuple[str, ...] = PACKAGES
         raise InfraError(f"debootstrap chose {', '.join(missing)} but the index it used does not "
                          f"describe them; try another mirror")
     return BasePins(SUITE, VARIANT, tuple(include), host_architecture(), debootstrap_version(),
-                    tuple(packages))
+                    tuple(sorted(packages, key=lambda p: p.package)))
 
 
 def _stanzas(index: Path, wanted: set[str]) -> list[dict[str, str]]:

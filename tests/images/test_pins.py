@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import http.server
+import shutil
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -14,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from evaluator.errors import StaleLockError
-from evaluator.images import BasePins, DebPin, base_lock_path, read_pins
+from evaluator.images import BasePins, DebPin, base_lock_path, read_pins, repin
 from evaluator.images._debs import fetch, local_repo
 from evaluator.images._pins import PACKAGES, write_pins
 
@@ -109,3 +110,17 @@ def test_local_repo_holds_exactly_the_pins(mirror: Mirror, tmp_path: Path) -> No
     assert url == f"file://{tmp_path / 'repo'}"
     assert index.count("Package: ") == 2 and index.endswith("\n\n")
     assert (tmp_path / "repo" / PINS.packages[1].filename).read_bytes() == _DEBS["pkg-b"]
+
+
+def test_repin_resolves_todays_packages_from_the_real_mirror(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]
+                                                             ) -> None:
+    # Debian's mirror is reachable wherever the harness installs its packages (CI included).
+    assert shutil.which("debootstrap"), "needs debootstrap (.ci/docker-up installs it)"
+    path = tmp_path / "base.lock"
+    shutil.copyfile(base_lock_path(), path)
+    pins = repin(path)
+    assert read_pins(path) == pins
+    assert set(PACKAGES) <= {p.package for p in pins.packages}
+    assert all(p.fields.get("Priority") for p in pins.packages)
+    assert "wrote" in capsys.readouterr().err
