@@ -1,7 +1,8 @@
 """Records that landed in the local store but not in the remote: one empty marker per record.
 
 A marker is written before the record lands, so a run killed in between leaves a marker without
-a record (dropped at the next upload), never a record nobody will upload.
+a record (dropped by an upload an hour later: until then its own run may still be landing it),
+never a record nobody will upload.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -27,6 +29,12 @@ class Pending:
     def remove(self, kind: str, key: str) -> None:
         with contextlib.suppress(FileNotFoundError):
             (self.root / kind / key).unlink()
+
+    def age_s(self, kind: str, key: str) -> float:
+        try:
+            return time.time() - (self.root / kind / key).stat().st_mtime
+        except FileNotFoundError:
+            return 0.0
 
     def items(self) -> list[tuple[str, str]]:
         if not self.root.is_dir():

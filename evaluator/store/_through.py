@@ -35,6 +35,8 @@ from evaluator.store._envelope import RejectedRecord, blob_closure, unwrap, wrap
 from evaluator.store._pending import Pending
 
 _WORKERS = 8
+# A pending marker whose record never landed this long after is a killed run's leftover.
+_ABANDONED_S = 3600.0
 _T = TypeVar("_T")
 _R = TypeVar("_R")
 
@@ -170,8 +172,9 @@ class RemoteCache:
                 return 0, len(self.pending)
             for kind, key in self.pending.items():
                 body = self._local.local_record(kind, key)
-                if body is None:  # killed before it landed: there is nothing to upload
-                    self.pending.remove(kind, key)
+                if body is None:  # being uploaded by its own run, or that run was killed
+                    if self.pending.age_s(kind, key) > _ABANDONED_S:
+                        self.pending.remove(kind, key)
                     continue
                 outcome, _ = self._upload(kind, key, body, json.loads(body))
                 if outcome is _Upload.FAILED:
