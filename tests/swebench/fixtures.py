@@ -66,7 +66,11 @@ IDS = {
 }
 BUG_FILE = {"pytest": "calc.py", "django": "calc/ops.py", "sympy": "calc/ops.py"}
 REPO = {"pytest": "acme/calc", "django": "django/django", "sympy": "sympy/sympy"}
-DOCKERFILE = (f"FROM {BASE_TAG}\nCOPY repo /testbed\n"
+# An environment to activate, as SWE-bench images have: `python` exists only inside it.
+ACTIVATE = ("RUN mkdir -p /opt/miniconda3/bin /opt/testbed/bin && ln -s /usr/bin/python3 "
+            "/opt/testbed/bin/python && printf 'conda() { PATH=/opt/testbed/bin:$PATH; "
+            "export PATH; }\\n' > /opt/miniconda3/bin/activate\n")
+DOCKERFILE = (f"FROM {BASE_TAG}\n{ACTIVATE}COPY repo /testbed\n"
               "RUN cd /testbed && git init -q && git add -A && " + " ".join(
                   f"{k}={v}" for k, v in GIT_ENV.items()) + " git commit -qm base\n")
 
@@ -118,6 +122,8 @@ def row(repo: Path, sha: str, style: str, instance_id: str, **extra: Any) -> dic
 EVAL_SCRIPT = textwrap.dedent("""\
     #!/bin/bash
     set -uxo pipefail
+    source /opt/miniconda3/bin/activate
+    conda activate testbed
     cd /testbed
     git config --global --add safe.directory /testbed
     git status
@@ -127,7 +133,7 @@ EVAL_SCRIPT = textwrap.dedent("""\
     {patch}
     EOF_114329324912
     : '>>>>> Start Test Output'
-    python3 -m pytest -rA -p no:cacheprovider tests/test_calc.py tests/test_more.py
+    python -m pytest -rA -p no:cacheprovider tests/test_calc.py tests/test_more.py
     : '>>>>> End Test Output'
     git checkout {sha} tests/test_calc.py
     """)

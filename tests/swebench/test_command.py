@@ -7,12 +7,11 @@ from tests.swebench.fixtures import EVAL_SCRIPT
 
 
 def test_eval_script_test_lines_get_a_junit_report_and_keep_the_environment() -> None:
-    script = "source /opt/miniconda3/bin/activate\nconda activate testbed\n" + EVAL_SCRIPT.format(
-        sha="abc", patch="diff --git a/x b/x")
+    script = EVAL_SCRIPT.format(sha="abc", patch="diff --git a/x b/x")
     cmd = command_for({"eval_script": script, "log_parser": "parse_log_pytest"}, [])
     assert cmd.results == "junit"
     assert cmd.test_command == (
-        ". /opt/miniconda3/bin/activate && conda activate testbed && python3 -m pytest "
+        ". /opt/miniconda3/bin/activate && conda activate testbed && python -m pytest "
         "--junitxml={junit_xml} -rA -p no:cacheprovider tests/test_calc.py tests/test_more.py")
     assert cmd.dropped == ["python3 -c 'print(\"a setup step\")'"]
 
