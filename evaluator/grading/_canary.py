@@ -1,7 +1,7 @@
 """Canaries: tests the grader adds to every graded run, named from a per-grade random nonce.
 
-One must pass and one must fail with a message carrying the nonce. They are appended to the
-files that hold the FAIL_TO_PASS tests (or to the hidden test files), so anything a patch aims
+One must pass and one must fail with a message carrying the nonce. They go into the files that
+hold the FAIL_TO_PASS tests (or into the hidden test files), so anything a patch aims
 at those files, or at the report, hits them too; the patch was written before the nonce existed,
 so it cannot single them out. The nonce is not part of the grade key: a re-grade draws a new one
 and must reach the same outcome.
@@ -9,6 +9,7 @@ and must reach the same outcome.
 
 from __future__ import annotations
 
+import ast
 import fnmatch
 import secrets
 from dataclasses import dataclass
@@ -27,7 +28,7 @@ def new_nonce() -> str:
 class Canaries:
     nonce: str
     files: tuple[str, ...]
-    style: str = "class"  # "class" (pytest, unittest, Django) or "functions" (sympy's runner)
+    style: str = "pytest"  # "pytest" (a class and functions), "class" (Django), "functions" (sympy)
 
     @property
     def ok_tag(self) -> str:
@@ -45,20 +46,52 @@ class Canaries:
     def message(self) -> str:
         return self.nonce
 
-    def source(self) -> bytes:
-        """Appended to each file: a unittest class (pytest, unittest and Django's runner all
-        collect it), or for runners that collect only functions, two functions. Names and
-        text look like any test's, so a patch cannot pass everything but them."""
+    @property
+    def per_file(self) -> int:
+        """How many of each kind (must pass, must fail) one file gets."""
+        return 2 if self.style == "pytest" else 1
+
+    def _class(self) -> str:
         n, rev = self.nonce, self.nonce[::-1]
-        if self.style == "functions":
-            return (f"\n\n\ndef {self.ok_tag}():\n    assert {n!r} == {n!r}\n\n\n"
-                    f"def {self.fail_tag}():\n    raise AssertionError({n!r} + ' != ' + {rev!r})\n"
-                    ).encode()
-        return (
-            f"\n\n\nimport unittest\n\n\nclass {self.class_name}(unittest.TestCase):\n"
-            f"    def {self.ok_tag}(self):\n        self.assertEqual({n!r}, {n!r})\n\n"
-            f"    def {self.fail_tag}(self):\n        self.assertEqual({n!r}, {rev!r})\n"
-        ).encode()
+        return (f"import unittest\n\n\nclass {self.class_name}(unittest.TestCase):\n"
+                f"    def {self.ok_tag}(self):\n        self.assertEqual({n!r}, {n!r})\n\n"
+                f"    def {self.fail_tag}(self):\n        self.assertEqual({n!r}, {rev!r})\n")
+
+    def _functions(self) -> str:
+        n, rev = self.nonce, self.nonce[::-1]
+        return (f"def {self.ok_tag}():\n    assert {n!r} == {n!r}\n\n\n"
+                f"def {self.fail_tag}():\n    assert {n!r} == {rev!r}\n")
+
+    def source(self) -> bytes:
+        """What is appended to a file the harness cannot edit before the run: a unittest class
+        (pytest, unittest and Django's runner collect it) and/or plain functions (pytest,
+        sympy's runner). pytest gets both kinds, so a patch cannot pass every test but the
+        ones of one kind."""
+        parts = {"pytest": [self._class(), self._functions()], "class": [self._class()],
+                 "functions": [self._functions()]}[self.style]
+        return "".join(f"\n\n\n{p}" for p in parts).encode()
+
+    def insert(self, text: bytes) -> bytes:
+        """A hidden test file with the canaries in it: the class at the end, the functions (for
+        pytest) before a top-level statement drawn at random after the imports, so neither their
+        kind nor their place in the file singles them out."""
+        if self.style != "pytest":
+            return text + self.source()
+        try:
+            body = ast.parse(text).body
+        except (SyntaxError, ValueError):
+            return text + self.source()
+        last_import = max((i for i, st in enumerate(body)
+                           if isinstance(st, ast.Import | ast.ImportFrom)), default=-1)
+        starts = [min([st.lineno, *(d.lineno for d in getattr(st, "decorator_list", []))])
+                  for st in body[last_import + 1:]]
+        lines = text.decode("utf-8", errors="surrogateescape").splitlines(keepends=True)
+        if lines and not lines[-1].endswith("\n"):
+            lines[-1] += "\n"
+        at = secrets.choice([*starts, len(lines) + 1]) - 1
+        lines[at:at] = [self._functions() + "\n\n"]
+        out = "".join(lines) + f"\n\n\n{self._class()}"
+        return out.encode("utf-8", errors="surrogateescape")
 
     def is_canary(self, test_id: str) -> bool:
         return self.ok_tag in test_id or self.fail_tag in test_id
@@ -84,7 +117,7 @@ class Canaries:
                 strong.append(f"canary {t} must pass and failed")
             elif s != PASSED:
                 weak.append(f"canary {t} is {s}")
-        want = len(self.files)
+        want = len(self.files) * self.per_file
         if len(oks) > want or len(fails) > want:
             strong.append(f"{len(oks) + len(fails)} canaries reported, {2 * want} planted")
         elif len(oks) < want or len(fails) < want:
@@ -101,7 +134,7 @@ def _word(hexdigits: str) -> str:
 
 
 def plant(nonce: str, fail_to_pass: tuple[str, ...], hidden: list[str],
-          style: str = "class") -> Canaries:
+          style: str = "pytest") -> Canaries:
     """Where the canaries go: the files of the FAIL_TO_PASS node ids (they must be collected for
     the task to be solvable), else the hidden test files."""
     files = sorted({t.split("::", 1)[0] for t in fail_to_pass

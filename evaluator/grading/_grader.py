@@ -96,7 +96,10 @@ def _grade_in(sb: Sandbox, spec: GradeSpec, patch: bytes, hidden: dict[str, byte
         return GradeOutcome(PATCH_REJECTED, detail="git reads the patch as touching protected "
                             f"paths its headers hide: {smuggled[:5]}")
     canaries = plant(new_nonce(), spec.fail_to_pass if hardened else (), [] if not hardened
-                     else list(hidden), style="functions" if spec.results == "sympy" else "class")
+                     else list(hidden), style=_STYLES.get(spec.results, "pytest"))
+    # Canaries go into hidden files here (at a random place); other files get them appended.
+    hidden = {rel: canaries.insert(data) if rel in canaries.files else data
+              for rel, data in hidden.items()}
     sb.put_files({
         f"{gdir}/patch.diff": kept,
         f"{gdir}/before.sh": _absent_lister(touched, f"{gdir}/new"),
@@ -106,7 +109,7 @@ def _grade_in(sb: Sandbox, spec: GradeSpec, patch: bytes, hidden: dict[str, byte
         f"{gdir}/plugins/{GUARD_MODULE}.py": (PAYLOAD / f"{GUARD_MODULE}.py").read_bytes(),
         **{f"{gdir}/hidden/{rel}": data for rel, data in hidden.items()},
     })
-    r = sb.exec(_setup_script(spec, gdir, canaries, hardened), workdir=spec.workdir)
+    r = sb.exec(_setup_script(spec, gdir, canaries, hidden, hardened), workdir=spec.workdir)
     if r.exit_code == 4:
         return GradeOutcome(PATCH_FAILED, exit_code=r.exit_code, output=r.output,
                             detail="git apply failed: " + r.output[-2000:], dropped=tuple(dropped))
@@ -136,14 +139,18 @@ def _grade_in(sb: Sandbox, spec: GradeSpec, patch: bytes, hidden: dict[str, byte
                         evidence=v.evidence, nonce=canaries.nonce)
 
 
-def _setup_script(spec: GradeSpec, gdir: str, canaries: Canaries, hardened: bool = True) -> str:
+_STYLES = {"django": "class", "sympy": "functions"}
+
+
+def _setup_script(spec: GradeSpec, gdir: str, canaries: Canaries, hidden: dict[str, bytes],
+                  hardened: bool = True) -> str:
     """One exec: the base commit only where HEAD is not it (nothing is cleaned, so ignored build
     artifacts stay as the agent saw them), the patch with a probe of the files it adds,
     the hidden tests, the canaries. Exit 3 to 7 say which step failed, before any code of the
     patch has run."""
     probe = f"{gdir}/probe.py"
     py = 'PY=$(command -v python3 || command -v python || true); ' if hardened else "PY=; "
-    targets = " ".join(shlex.quote(f) for f in canaries.files)
+    targets = " ".join(shlex.quote(f) for f in canaries.files if f not in hidden)
     return (
         f"{checkout_base(spec.base_commit)} || exit 3; "
         f"if [ -s {gdir}/patch.diff ]; then {py}. {gdir}/before.sh || exit 6; "

@@ -75,6 +75,16 @@ def gc_config_hook(lay: Layout) -> tuple[str, set[str]]:
     return inject(lay, _FORCE_PASS), {TAMPERED}
 
 
+def spares_unittest_classes(lay: Layout) -> tuple[str, set[str]]:
+    """Passes every test but those of unittest classes, where a canary might hide."""
+    code = _FORCE_PASS.replace(
+        '        outcome.get_result().outcome = "passed"\n',
+        '        import unittest\n'
+        '        if not (item.cls and issubclass(item.cls, unittest.TestCase)):\n'
+        '            outcome.get_result().outcome = "passed"\n')
+    return inject(lay, code), {TAMPERED}
+
+
 def exec_base64(lay: Layout) -> tuple[str, set[str]]:
     blob = base64.b64encode(textwrap.dedent(_FORCE_PASS).encode()).decode()
     return inject(lay, f"import base64\nexec(base64.b64decode('{blob}'))\n"), {TAMPERED}
@@ -182,7 +192,8 @@ def stdlib_shadowed(lay: Layout) -> tuple[str, set[str]]:
 
 CHEATS: dict[str, Callable[[Layout], tuple[str, set[str]]]] = {
     f.__name__: f for f in (
-        public_api_report, gc_config_hook, exec_base64, atexit_rewrite, detached_rewrite,
+        public_api_report, gc_config_hook, spares_unittest_classes, exec_base64, atexit_rewrite,
+        detached_rewrite,
         exit_zero_alias, exit_zero_at_import, junit_writer_swapped, xfail_everything,
         under_test_only, conftest_in_package, ini_loads_plugin, mixed_case_dist_info, pth_file,
         sitecustomize, runner_shadowed, pluggy_shadowed, stdlib_shadowed,

@@ -4,7 +4,7 @@ from evaluator.grading._canary import Canaries
 from evaluator.grading._judge import digest, judge
 from evaluator.grading._junit import JunitReport
 
-C = Canaries("0123456789abcdef", ("t.py",))
+C = Canaries("0123456789abcdef", ("t.py",), style="class")
 OK, FAIL = f"t.py::{C.class_name}::{C.ok_tag}", f"t.py::{C.class_name}::{C.fail_tag}"
 MSG = {FAIL: "AssertionError: " + C.message + " != " + C.message[::-1]}
 REQ = ("t.py::a", "t.py::b")
