@@ -81,3 +81,14 @@ def test_an_unreachable_server_is_named(world: World) -> None:
 def test_metrics_leave_out_unknowns_and_rename_pass_at_k() -> None:
     row = {"resolve_rate": None, "cost_usd": 0.5, "pass@1": 0.25, "resolved": 0}
     assert run_metrics(row) == {"cost_usd": 0.5, "pass_at_1": 0.25, "resolved": 0.0}
+
+
+def test_a_missing_lock_is_refused_naming_it(mlflow_server: str, world: World,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    (world.lock_dir / "mini.lock").unlink()
+    assert main(["export", "mlflow", "--set", "mini", "--tracking-uri", mlflow_server,
+                 "--store", str(world.store.root), "--tasks", str(world.tasks_root),
+                 "--lock-dir", str(world.lock_dir), "--evals", str(world.evals_root),
+                 "--agents", str(world.agents_root)]) == 2
+    err = capsys.readouterr().err
+    assert "refused: StaleLockError" in err and "mini.lock is missing: run `doit lock:mini`" in err
