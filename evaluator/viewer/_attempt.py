@@ -126,9 +126,9 @@ def _patch(records: Records, attempt: Mapping[str, Any], limits: Limits,
         return None
     text = decode(records.local_blob(digest))
     shown = shorten(text, limits.patch_chars)
-    files["patch.diff"] = digest
+    files["patch.diff.txt"] = digest
     return {"lines": diff_lines(shown.head), "cut": shown.cut, "total": shown.total,
-            "bytes": attempt.get("patch_bytes", len(text.encode())), "file": "patch.diff"}
+            "bytes": attempt.get("patch_bytes", len(text.encode())), "file": "patch.diff.txt"}
 
 
 def _grade(records: Records, grade: Mapping[str, Any] | None, required: tuple[str, ...],

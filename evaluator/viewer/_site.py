@@ -3,7 +3,7 @@
 Paths are relative and the same in both, so a page links alike from disk and under `/ui/`:
 
     index.html  grid.html  style.css  <assets>
-    attempts/<key>.html    attempts/<key>/<file>     (step-N.txt, patch.diff, test-output.txt, ..)
+    attempts/<key>.html    attempts/<key>/<file>     (step-N.txt, patch.diff.txt, test-output.txt, ..)
     tasks/<id>.html        tasks/<id>/<file>         (gold-N.txt, empty-N.txt)
 """
 

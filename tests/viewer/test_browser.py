@@ -66,6 +66,9 @@ def test_site_from_disk(browser: Any, world: ViewerWorld, tmp_path: Path) -> Non
     browser.get((index.parent / "attempts" / f"{key}.html").as_uri())
     _by_css(browser, f"a[href='{key}/step-0.txt']").click()
     assert _by_css(browser, "body").text == "x" * 10_000 + "0"  # the whole observation
+    browser.back()
+    _by_css(browser, f"a[href='{key}/patch.diff.txt']").click()  # shown as text from disk too
+    assert _by_css(browser, "body").text.startswith("diff --git a/calc/ops.py b/calc/ops.py")
 
 
 @pytest.fixture
