@@ -114,6 +114,11 @@ def _grade(args: argparse.Namespace) -> int:
         return 2
     for line in problems:
         print(f"not graded: {line}")
+    if not planned:
+        print(f"nothing to grade on {ts.name!r}: no prediction names a valid task"
+              + (f"; run `doit gold:{ts.name}` first" if any("gold gate" in p for p in problems)
+                 else ""))
+        return 1
     idents = {s: identity(s, ts.name, planned) for s in sorted({p.prediction.subject
                                                                 for p in planned})}
     todo = [pp for pp in planned if not store.has("result", pp.result_key)]
