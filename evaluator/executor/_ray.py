@@ -16,29 +16,14 @@ from collections.abc import Iterator
 from typing import Any
 
 from evaluator.errors import EvalError, InfraError
-from evaluator.executor._node import NodeAgent, local_versions
+from evaluator.executor._actors import NAMESPACE, RESOURCE, cluster_bound, node_agent
+from evaluator.executor._node import local_versions
 from evaluator.executor._protocol import AttemptWork, WorkLost
 from evaluator.grading import GradeOutcome, GradeSpec
 from evaluator.store import Store
 
-NAMESPACE = "evaluator"
-RESOURCE = "sandbox"
-_CONTROL = ("describe", "holds", "expect", "started", "withdraw")
 _REFRESH_S = 5.0
 _ANSWER_S = 10.0
-
-
-def _actor_class() -> Any:
-    import ray
-
-    class _Node(NodeAgent):
-        pass
-
-    for name in _CONTROL:
-        setattr(_Node, name, ray.method(concurrency_group="control")(getattr(NodeAgent, name)))
-    _Node.export_image = ray.method(concurrency_group="images")(  # type: ignore[method-assign,assignment]
-        NodeAgent.export_image)
-    return ray.remote(concurrency_groups={"control": 8, "images": 2})(_Node)  # type: ignore[call-overload]
 
 
 class RayExecutor:
@@ -52,7 +37,7 @@ class RayExecutor:
         self._pool_size, self._max_idle_s, self._pull_limit = pool_size, max_idle_s, pull_limit
         self._agents: dict[str, Any] = {}
         self._refreshed = 0.0
-        self._actor: Any = None
+        self._bounds: dict[tuple[str, int], Any] = {}
 
     # --- the cluster ------------------------------------------------------------------------
     def connect(self) -> None:
@@ -60,62 +45,40 @@ class RayExecutor:
 
         if ray.is_initialized():
             return
-        try:
-            ray.init(address=self.address, namespace=NAMESPACE, log_to_driver=False,
-                     logging_level=logging.ERROR)
-        except Exception as e:  # noqa: BLE001 - Ray raises many kinds; all mean "not reachable"
-            raise InfraError(f"cannot reach the Ray cluster at {self.address} ({e}); start one "
-                             "with `ray start --head` or fix EVAL_EXECUTOR") from e
+        for attempt in range(3):  # a head under load may fail to start a client's server once
+            try:
+                ray.init(address=self.address, namespace=NAMESPACE, log_to_driver=False,
+                         logging_level=logging.ERROR)
+                return
+            except Exception as e:  # noqa: BLE001 - Ray raises many kinds; all mean "not reachable"
+                if attempt == 2:
+                    raise InfraError(f"cannot reach the Ray cluster at {self.address} ({e}); "
+                                     "start one with `ray start --head` or fix EVAL_EXECUTOR"
+                                     ) from e
+                ray.shutdown()
+                time.sleep(2 * (attempt + 1))
 
     def agents(self) -> dict[str, Any]:
         """node id -> its agent, for every live node with sandbox slots (agents made as needed)."""
         import ray
-        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
         self.connect()
         if self._agents and time.monotonic() - self._refreshed < _REFRESH_S:
             return self._agents
-        if self._actor is None:
-            self._actor = _actor_class()
         found: dict[str, Any] = {}
         for node in ray.nodes():
             capacity = int(node["Resources"].get(RESOURCE, 0))
             if not node["Alive"] or capacity < 1:
                 continue
             nid = node["NodeID"]
-            handle = self._agents.get(nid) or self._actor.options(
-                name=f"evaluator-node-{nid[:16]}", namespace=NAMESPACE, lifetime="detached",
-                get_if_exists=True, num_cpus=0, resources={RESOURCE: capacity},
-                max_concurrency=capacity,
-                scheduling_strategy=NodeAffinitySchedulingStrategy(nid, soft=False),
-            ).remote(capacity, self._pool_size, self._max_idle_s, self._pull_limit)
-            if nid not in self._agents:
-                handle = self._current(handle, nid, capacity)
-            found[nid] = handle
+            found[nid] = self._agents.get(nid) or node_agent(
+                nid, capacity, self._pool_size, self._max_idle_s, self._pull_limit)
         if not found:
             raise InfraError(f"the Ray cluster at {self.address} has no live node with a "
                              f"'{RESOURCE}' resource; start workers with "
                              f"`ray start --address ... --resources '{{\"{RESOURCE}\": 4}}'`")
         self._agents, self._refreshed = found, time.monotonic()
         return found
-
-    def _current(self, handle: Any, nid: str, capacity: int) -> Any:
-        """The node's agent, restarted if it runs other harness code than this driver."""
-        import ray
-        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
-
-        info = ray.get(handle.describe.remote([]), timeout=120)
-        if info["versions"] == local_versions():
-            return handle
-        ray.kill(handle)
-        time.sleep(0.5)
-        self._refreshed = 0.0
-        return self._actor.options(
-            name=f"evaluator-node-{nid[:16]}", namespace=NAMESPACE, lifetime="detached",
-            get_if_exists=True, num_cpus=0, resources={RESOURCE: capacity},
-            max_concurrency=capacity,
-            scheduling_strategy=NodeAffinitySchedulingStrategy(nid, soft=False),
-        ).remote(capacity, self._pool_size, self._max_idle_s, self._pull_limit)
 
     def describe(self) -> list[dict[str, Any]]:
         import ray
@@ -150,16 +113,11 @@ class RayExecutor:
         return chosen, agents[chosen], [agents[i] for i in infos if holder[i] and i != chosen]
 
     def bound(self, endpoint: str, limit: int) -> Any:
-        """The cluster-wide semaphore of one model endpoint, on the head node."""
-        import ray
-
-        from evaluator.executor._bound import ClusterBound
-
+        """The cluster-wide semaphore of one model endpoint (looked up once per process)."""
         self.connect()
-        return ray.remote(ClusterBound).options(
-            name=f"evaluator-model-{endpoint}-{limit}", namespace=NAMESPACE, lifetime="detached",
-            get_if_exists=True, num_cpus=0, resources={"node:__internal_head__": 0.001},
-        ).remote(limit)
+        if (endpoint, limit) not in self._bounds:
+            self._bounds[endpoint, limit] = cluster_bound(endpoint, limit)
+        return self._bounds[endpoint, limit]
 
     # --- work -------------------------------------------------------------------------------
     def run_attempt(self, work: AttemptWork, store: Store) -> dict[str, Any]:
