@@ -18,6 +18,7 @@ from pathlib import Path
 
 GOAL_S = 1.0
 REPEATS = 5
+SITE_ATTEMPTS = 600
 
 
 def best(fn, n: int = REPEATS) -> float:  # type: ignore[no-untyped-def]
@@ -51,6 +52,7 @@ def main() -> None:
         w.attempt("base", "t2", 0, "resolved", steps=10)
         short = w.plan().find("base/t2/0").key
 
+        site_s = _whole_site(root / "big")
         data_s = best(lambda: report_site("mini", **w.kwargs))
         summary_s = best(lambda: len(report_site("mini", **w.kwargs).data.summary))
         site = report_site("mini", **w.kwargs)
@@ -83,6 +85,8 @@ def main() -> None:
         finally:
             driver.quit()
 
+    print(f"writing the whole site of {SITE_ATTEMPTS} attempts (what doit report adds): "
+          f"{site_s:.2f} s, {site_s / SITE_ATTEMPTS * 1000:.1f} ms per attempt")
     print(f"site data from the store (plan, records): {data_s * 1000:.0f} ms; with the "
           f"summary (the run index and grid need it): {summary_s * 1000:.0f} ms")
     base = rows[0]
@@ -96,6 +100,23 @@ def main() -> None:
     print(f"200-step page: rendered + loaded from disk in {opened * 1000:.0f} ms, "
           f"{opened / GOAL_S:.2f} of the {GOAL_S:.0f} s goal; through the API "
           f"{base[6] * 1000:.0f} ms, {base[6] / GOAL_S:.2f} of it")
+
+
+def _whole_site(root: Path) -> float:
+    """Best time to write the site of 100 tasks x 2 agents x 3 samples (plain records)."""
+    import random
+
+    from evaluator.reports import report_site
+    from tests.reports._world import World
+
+    tasks = tuple(f"task-{i:04d}" for i in range(SITE_ATTEMPTS // 6))
+    w = World(root, tasks, samples=3, agents=("base", "cand"))
+    rng = random.Random(0)
+    for agent in ("base", "cand"):
+        w.outcomes(agent, {t: "".join(rng.choices("RF", k=3)) for t in tasks})
+    site = report_site("mini", **w.kwargs)
+    dict(site.data.summary), dict(site.data.assets)  # the report has made both already
+    return best(lambda: site.write(root / "site"), 3)
 
 
 def _load(driver, url: str) -> float:  # type: ignore[no-untyped-def]

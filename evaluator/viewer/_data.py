@@ -7,6 +7,7 @@ pages and the report never disagree.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -48,7 +49,11 @@ class RunData:
     assets: Mapping[str, bytes] = field(default_factory=dict)  # e.g. forest.png, copied as is
 
     def cell(self, attempt_key: str) -> Mapping[str, Any] | None:
-        return next((c for c in self.cells if c["attempt"] == attempt_key), None)
+        return self._by_key.get(attempt_key)
+
+    @functools.cached_property
+    def _by_key(self) -> dict[str, Mapping[str, Any]]:
+        return {str(c["attempt"]): c for c in self.cells}
 
 
 @dataclass(frozen=True)
