@@ -10,6 +10,7 @@ two ways: one target after another (each `has` fetches its record and blobs in t
 pipeline's way, `Store.prefetch` over the run's keys (records and blobs in parallel).
 
     .venv/bin/python benchmarks/bench_remote.py [--keys 10000] [--warm-keys 2000] [--cold-keys 1000]
+                                                [--latency-ms 0]
 """
 
 from __future__ import annotations
@@ -53,12 +54,19 @@ def start_moto(log: Path) -> tuple[subprocess.Popen[bytes], str]:
     raise SystemExit(f"moto server did not start:\n{log.read_text(errors='replace')[-2000:]}")
 
 
+# Added to every measured request (--latency-ms): moto answers on loopback in well under a
+# millisecond, a bucket across a network in tens of them.
+LATENCY_S = 0.0
+
+
 class Counter:
     def __init__(self) -> None:
         self.n = 0
 
     def hook(self, **_: Any) -> None:
         self.n += 1
+        if LATENCY_S:
+            time.sleep(LATENCY_S)
 
 
 def client(endpoint: str, counter: Counter | None = None) -> Any:
@@ -94,7 +102,11 @@ def main() -> None:
     ap.add_argument("--warm-keys", type=int, default=2_000, help="records on the warm local cache")
     ap.add_argument("--cold-keys", type=int, default=1_000,
                     help="records (one blob each) a first run on an empty store fetches")
+    ap.add_argument("--latency-ms", type=float, default=0.0,
+                    help="round-trip time added to every measured request (a remote bucket)")
     args = ap.parse_args()
+    global LATENCY_S
+    LATENCY_S = args.latency_ms / 1000
     keys = [f"{i:064x}" for i in range(args.keys)]
     with tempfile.TemporaryDirectory() as tmp:
         proc, endpoint = start_moto(Path(tmp) / "moto.log")
