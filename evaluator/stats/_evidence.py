@@ -15,18 +15,13 @@ from itertools import chain
 import numpy as np
 from numpy.typing import NDArray
 
-from evaluator.stats._bootstrap import (
-    INTERVAL_METHOD,
-    bootstrap_means,
-    bootstrap_p_value,
-    rng_for,
-    tail_rank,
-)
+from evaluator.stats._bootstrap import INTERVAL_METHOD, bootstrap_means, rng_for, tail_rank
 from evaluator.stats._score import score_interval
 from evaluator.stats._sequential import mixture_e_value
+from evaluator.stats._signflip import sign_flip_p
 from evaluator.stats._significance import mcnemar_exact
 
-MCNEMAR, BOOTSTRAP = "mcnemar_exact", "cluster_bootstrap"
+MCNEMAR, SIGN_FLIP = "mcnemar_exact", "sign_flip_permutation"
 SCORE_METHOD = "tango_score"
 
 # Task means are multiples of 1/samples, so a zero delta can come out as 1e-17; below this it is
@@ -55,7 +50,7 @@ class Evidence:
 
     @property
     def fixed_test(self) -> str:
-        return MCNEMAR if self.single else BOOTSTRAP
+        return MCNEMAR if self.single else SIGN_FLIP
 
     @property
     def interval_method(self) -> str:
@@ -66,7 +61,9 @@ class Evidence:
     def interval(self, level: float, reject: bool) -> tuple[float, float, bool]:
         """(lo, hi, widened): the interval of level 1 - `level`, made to agree with the decision.
 
-        When the decision does not reject, the interval is joined with zero (`widened` says
+        The bootstrap interval is read with the decision of the sign-flip test: when it rejects,
+        the end on zero's side moves to the first resample past zero (so the set still holds the
+        estimate and excludes zero); when it does not, the interval is joined with zero (`widened` says
         whether that moved it): still a confidence set, since it only grew. When it rejects the
         interval already excludes zero, by construction for the bootstrap, and for the score
         interval because at zero it is the asymptotic McNemar test, which rejects whenever the
@@ -116,7 +113,7 @@ def gather(a: Mapping[str, Sequence[int]], b: Mapping[str, Sequence[int]], *, id
         p_fixed = mcnemar_exact(a_only, b_only)
     elif n >= 2:
         boot = np.sort(bootstrap_means(diffs, n_boot, rng_for(seed_material)))
-        p_fixed = bootstrap_p_value(boot, n, delta)
+        p_fixed = sign_flip_p(diffs, n_boot, rng_for(seed_material + "/sign-flip"))
     else:
         p_fixed = 1.0
     pair_a, pair_b = _pair_wins(flat_a, len_a, flat_b, len_b)

@@ -38,8 +38,9 @@ class PairedResult:
     1 - `level`, the level Holm's step tests this comparison at (`alpha` for a family of one).
 
     - `decision` "fixed": with one sample per task on both sides `test` is "mcnemar_exact" and
-      the interval Tango's score interval; otherwise "cluster_bootstrap": the task-clustered
-      expanded percentile bootstrap, its p-value the level at which that interval reaches zero.
+      the interval Tango's score interval; otherwise "sign_flip_permutation": the paired
+      sign-flip test on per-task differences (exact up to 16 tasks), with the task-clustered
+      expanded percentile bootstrap interval made to agree with it.
     - `decision` "sequential": `test` is "mixture_sprt" and `p_value` is the larger of the
       always-valid `p_anytime` and the fixed-sample `p_fixed`, so a verdict needs both and stays
       valid however often the comparison was looked at.

@@ -36,7 +36,7 @@ def test_the_bootstrap_decides_at_exactly_its_p_value() -> None:
     a = {f"t{i}": (rng.random(3) < 0.5).astype(int).tolist() for i in range(40)}
     b = {f"t{i}": (rng.random(3) < 0.6).astype(int).tolist() for i in range(40)}
     r = paired_comparison(a, b, seed_material="q")
-    assert r.test == "cluster_bootstrap" and 0.0005 < r.p_value < 0.9
+    assert r.test == "sign_flip_permutation" and 0.0005 < r.p_value < 0.9
     above = paired_comparison(a, b, seed_material="q", alpha=min(0.99, r.p_value * 1.001))
     below = paired_comparison(a, b, seed_material="q", alpha=r.p_value * 0.999)
     assert above.verdict != "within noise" and (above.lo > 0 or above.hi < 0)

@@ -31,7 +31,7 @@ def test_interval_sanity() -> None:
     r = paired_comparison(A, B, seed_material="q")
     assert -1 <= r.lo < r.delta < r.hi <= 1
     assert r.delta == pytest.approx(r.mean_b - r.mean_a)
-    assert r.n_tasks == 60 and r.n_boot == 10_000 and r.test == "cluster_bootstrap"
+    assert r.n_tasks == 60 and r.n_boot == 10_000 and r.test == "sign_flip_permutation"
     wide = paired_comparison(A, B, seed_material="q", alpha=0.01)
     assert wide.lo < r.lo and wide.hi > r.hi
 
@@ -63,7 +63,7 @@ def test_single_sample_uses_exact_mcnemar_on_discordant_tasks() -> None:
 def test_multiple_samples_are_decided_by_the_task_clustered_bootstrap() -> None:
     r = paired_comparison(A, B, seed_material="q")
     assert (r.test, r.interval_method, r.family_size) == (
-        "cluster_bootstrap", "bootstrap_expanded_percentile", 1)
+        "sign_flip_permutation", "bootstrap_expanded_percentile", 1)
     assert r.p_value == r.p_adjusted == r.p_fixed and (r.p_value < 0.05) == (r.lo > 0)
     assert (r.pairs_a_wins, r.pairs_b_wins) == (
         sum(x > y for t in A for x, y in zip(A[t], B[t], strict=True)),
