@@ -128,7 +128,8 @@ def sources_from_env(**overrides: Any) -> Sources:
     from dataclasses import replace
 
     base = Sources.from_env()
-    return replace(base, **{k: Path(v) for k, v in overrides.items() if v is not None})
+    paths: dict[str, Any] = {k: Path(v) for k, v in overrides.items() if v is not None}
+    return replace(base, **paths)
 
 
 def env_kwargs(sources: Sources) -> dict[str, Any]:
