@@ -8,6 +8,7 @@ from evaluator.executor._choose import ENV, KNOBS, executor_from_env
 from evaluator.executor._local import LocalExecutor
 from evaluator.executor._pool import WarmPool
 from evaluator.executor._protocol import AttemptWork, Executor, ModelSpec, WorkLost
+from evaluator.executor._queue import QueueMarks, waiting_since
 
 __all__ = [
     "ENV",
@@ -16,7 +17,9 @@ __all__ = [
     "Executor",
     "LocalExecutor",
     "ModelSpec",
+    "QueueMarks",
     "WarmPool",
     "WorkLost",
     "executor_from_env",
+    "waiting_since",
 ]

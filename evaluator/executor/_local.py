@@ -29,8 +29,10 @@ class LocalExecutor:
         self._slot = slot
         self._model_limiter = model_limiter
 
-    def run_attempt(self, work: AttemptWork, store: Store) -> dict[str, Any]:
+    def run_attempt(self, work: AttemptWork, store: Store,
+                    on_start: Callable[[], None] = lambda: None) -> dict[str, Any]:
         with self._slot():
+            on_start()
             return run_attempt(
                 store=store, sandboxes=self._sandboxes,
                 model=work.model.client(self._model_limiter(work.model)), agent=work.agent,

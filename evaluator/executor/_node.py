@@ -9,16 +9,18 @@ nothing to the store: an attempt's record and blobs go back to the driver, which
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from typing import Any
 
 from evaluator.errors import InfraError
 from evaluator.executor._pool import WarmPool
-from evaluator.executor._protocol import AttemptWork
+from evaluator.executor._protocol import AttemptWork, WorkLost
 from evaluator.grading import GradeOutcome, GradeSpec
 from evaluator.sandbox import SandboxLimits
 
@@ -105,9 +107,11 @@ class NodeAgent:
             model = work.model.client(cluster_limiter(
                 bound, ray.get_runtime_context().get_node_id(), lease_s))
             self.pool.bind(ticket)
-            rec = run_attempt(store=store, sandboxes=self.pool, model=model, agent=work.agent,
-                              task=work.task, pin=work.pin, limits=work.limits, key=work.key,
-                              seed=work.seed, sandbox_usd_per_hour=work.sandbox_usd_per_hour)
+            with self._engine_watch():
+                rec = run_attempt(store=store, sandboxes=self.pool, model=model, agent=work.agent,
+                                  task=work.task, pin=work.pin, limits=work.limits,
+                                  key=work.key, seed=work.seed,
+                                  sandbox_usd_per_hour=work.sandbox_usd_per_hour)
             blobs = {}
             for path in (store.root / "blobs").rglob("*"):
                 if path.is_file():
@@ -126,7 +130,8 @@ class NodeAgent:
         try:
             self._ensure_image(spec.image, holders)
             self.pool.bind(ticket)
-            return DockerGrader(self.pool).grade(spec, patch, hidden)
+            with self._engine_watch():
+                return DockerGrader(self.pool).grade(spec, patch, hidden)
         finally:
             self.pool.bind(None)
             self._end(ticket)
@@ -149,6 +154,20 @@ class NodeAgent:
         with self._lock:
             self._running -= 1
             self._started.discard(ticket)
+
+    @contextlib.contextmanager
+    def _engine_watch(self) -> Iterator[None]:
+        """An infra error while this node's engine no longer answers is the node's loss, not
+        the work's: the driver hands the work to another node."""
+        try:
+            yield
+        except InfraError as e:
+            try:
+                self.pool.client.ping()
+            except Exception:  # noqa: BLE001 - any failure to answer means the engine is gone
+                raise WorkLost(f"the Docker engine of this node "
+                               f"({os.environ.get('DOCKER_HOST', 'default')}) stopped: {e}") from e
+            raise
 
     def _has(self, image: str) -> bool:
         import docker.errors

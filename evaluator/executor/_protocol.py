@@ -81,8 +81,10 @@ class Executor(Protocol):
     name: str
     tries: int
 
-    def run_attempt(self, work: AttemptWork, store: Store) -> dict[str, Any]:
-        """Run the attempt; return its record (not yet stored), its blobs already in `store`."""
+    def run_attempt(self, work: AttemptWork, store: Store,
+                    on_start: Callable[[], None] = lambda: None) -> dict[str, Any]:
+        """Run the attempt; return its record (not yet stored), its blobs already in `store`.
+        `on_start` is called once its sandbox work starts (it waited in a queue until then)."""
         ...
 
     def grader(self) -> Grader:

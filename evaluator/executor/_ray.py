@@ -12,7 +12,7 @@ import contextlib
 import logging
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from evaluator.errors import EvalError, InfraError
@@ -24,6 +24,7 @@ from evaluator.store import Store
 
 _REFRESH_S = 5.0
 _ANSWER_S = 10.0
+_POLL_S = 0.5
 
 
 class RayExecutor:
@@ -120,11 +121,13 @@ class RayExecutor:
         return self._bounds[endpoint, limit]
 
     # --- work -------------------------------------------------------------------------------
-    def run_attempt(self, work: AttemptWork, store: Store) -> dict[str, Any]:
+    def run_attempt(self, work: AttemptWork, store: Store,
+                    on_start: Callable[[], None] = lambda: None) -> dict[str, Any]:
         with _as_infra():
-            return self._run_attempt(work, store)
+            return self._run_attempt(work, store, on_start)
 
-    def _run_attempt(self, work: AttemptWork, store: Store) -> dict[str, Any]:
+    def _run_attempt(self, work: AttemptWork, store: Store,
+                     on_start: Callable[[], None]) -> dict[str, Any]:
         node, agent, holders = self.place(work.image)
         ticket = uuid.uuid4().hex
         spec = work.model
@@ -133,11 +136,24 @@ class RayExecutor:
         ref = agent.run_attempt.remote(
             ticket, work, local_versions(), self.bound(spec.endpoint_key, spec.max_in_flight),
             spec.timeout_s * 4 + 60, holders)
+        self._started(ref, agent, ticket, on_start)
         record, blobs = self._wait(ref, node, "attempt")
         for digest, data in blobs.items():
             if store.put_blob(data) != digest:
                 raise InfraError(f"node {node[:12]} sent a blob whose bytes do not match {digest}")
         return record
+
+    def _started(self, ref: Any, agent: Any, ticket: str, on_start: Callable[[], None]) -> None:
+        """Call `on_start` once the node has begun the work (or it has ended)."""
+        import ray
+
+        while not ray.wait([ref], timeout=_POLL_S)[0]:
+            try:
+                if ray.get(agent.started.remote(ticket), timeout=_ANSWER_S):
+                    break
+            except Exception:  # noqa: BLE001 - the node is going: _wait says how
+                break
+        on_start()
 
     def grader(self) -> RayGrader:
         return RayGrader(self)
