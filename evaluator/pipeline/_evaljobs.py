@@ -22,7 +22,7 @@ from evaluator.attempts import (
     quarantined,
 )
 from evaluator.errors import BadInputError, EvalError, InfraError
-from evaluator.executor import WorkLost
+from evaluator.executor import QueueMarks, WorkLost
 from evaluator.pipeline import _context as ctx
 from evaluator.pipeline._budget import Budget
 
@@ -115,10 +115,12 @@ def _attempt_action(name: str, label: str) -> TaskFailed | None:
         return None
     actual, failed = 0.0, True
     executor = ctx.executor(plan.spec.concurrency.sandboxes)
+    queue = QueueMarks(store.root, os.environ.get(_INVOCATION_ENV, str(os.getpid())))
     try:
         for _ in range(executor.tries):
+            queue.wait(pa.key)
             try:
-                rec = executor.run_attempt(_work(plan, pa), store)
+                rec = executor.run_attempt(_work(plan, pa), store, lambda: queue.start(pa.key))
             except WorkLost as exc:
                 # The node died under it: infra, counted, and the attempt goes to another node.
                 store.put_error("attempt", pa.key, {"cause": type(exc).__name__,
@@ -143,6 +145,7 @@ def _attempt_action(name: str, label: str) -> TaskFailed | None:
                                             "task_id": pa.task.id, "subject": pa.agent.name})
         print(f"{label}: infra error, retried next run: {type(exc).__name__}: {exc}")
     finally:
+        queue.start(pa.key)
         budget.settle(estimate, actual, error=failed)
     return None
 

@@ -65,7 +65,21 @@ class QuietReporter(ConsoleReporter):
         left = max(self._pending - self._done, self._running)
         eta = elapsed / self._done * left if self._done else 0.0
         sys.stderr.write(f"[eval] done {self._done}/{self._pending}, running {self._running}, errors "
-                         f"{int(errors)}, cost ${spent:.4f}, ETA {eta:.0f}s\n")
+                         f"{int(errors)}, cost ${spent:.4f}, ETA {eta:.0f}s, "
+                         f"queue age {self._queue_age(elapsed):.0f}s\n")
+
+    def _queue_age(self, elapsed: float) -> float:
+        """The oldest waiting attempt's wait: one doit has not started yet has waited since the
+        run began; a started one waits for a sandbox slot (or a node) until its mark goes."""
+        import os
+
+        from evaluator.executor import QueueMarks
+        from evaluator.pipeline import _context as ctx
+        from evaluator.pipeline._evaljobs import _INVOCATION_ENV
+
+        if self._total < self._pending:
+            return elapsed
+        return QueueMarks(ctx.store().root, os.environ.get(_INVOCATION_ENV, "")).oldest()
 
     def skip_uptodate(self, task: Any) -> None:
         pass
