@@ -65,6 +65,10 @@ class RunView(BaseModel):
     finished_at: str | None
     queue_age_s: float = Field(description="seconds from creation to the first start (to now "
                                            "while queued)")
+    attempt_queue_age_s: float | None = Field(
+        None, description="while the run runs: seconds the oldest of its waiting attempts has "
+                          "waited (for doit to start it, then for a sandbox slot or a cluster "
+                          "node); null otherwise")
     counts: RunCounts | None = Field(description="from the store; null if they could not be "
                                                  "computed (see counts_error)")
     cost_usd: float | None = Field(description="dollars of this run's attempts so far; null "

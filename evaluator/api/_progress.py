@@ -8,10 +8,12 @@ dead worker left half done is not counted as running.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
 from evaluator.attempts import EvalPlan, PlannedAttempt, attempt_status, unpriced
+from evaluator.executor import waiting_since
 from evaluator.store import Store
 
 WORKER_MARK = "=== evaluator.api worker"
@@ -67,6 +69,8 @@ def progress(store: Store, plan: EvalPlan, *, log: Path | None = None,
     started = started_targets(log, plan.task_set.name) if log is not None else {}
     counts = dict.fromkeys(COUNTS, 0)
     cost, unknown = 0.0, False
+    now, oldest = time.time(), 0.0
+    marks = waiting_since(store.root, since) if since is not None else {}
     for pa in plan.attempts:
         counts["planned"] += 1
         status, result = attempt_status(store, plan, pa)
@@ -80,6 +84,10 @@ def progress(store: Store, plan: EvalPlan, *, log: Path | None = None,
         if attempt is not None:
             cost += attempt["cost"]["total_usd"]
             unknown = unknown or unpriced(attempt["cost"])
+        if pa.key in marks:  # handed to the executor, waiting for a sandbox slot or a node
+            oldest = max(oldest, now - marks[pa.key])
+        elif since is not None and attempt is None and pa.label not in started:
+            oldest = max(oldest, now - since)  # doit has not started it yet
         if since is not None and _in_flight(store, pa, attempt, started.get(pa.label), since):
             counts["running"] += 1
         elif status in ("error", "quarantined"):
@@ -89,4 +97,5 @@ def progress(store: Store, plan: EvalPlan, *, log: Path | None = None,
             counts["pending"] += 1
     # An unpriced model's dollars are unknown: the run's cost is too, not the sandboxes' sum.
     return {"counts": counts, "cost_usd": None if unknown else round(cost, 6),
-            "cost_unpriced": unknown}
+            "cost_unpriced": unknown,
+            "attempt_queue_age_s": round(oldest, 3) if since is not None else None}

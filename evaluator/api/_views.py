@@ -48,6 +48,8 @@ def run_view(settings: Settings, run: Run) -> RunView:
         created_at=_iso(run.created_at) or "", started_at=_iso(run.started_at),
         finished_at=_iso(run.finished_at),
         queue_age_s=round(max(0.0, first_start - run.created_at), 3),
+        attempt_queue_age_s=snapshot.get("attempt_queue_age_s") if snapshot and run.active
+        else None,
         counts=RunCounts(**snapshot["counts"]) if snapshot else None,
         cost_usd=snapshot["cost_usd"] if snapshot else None,
         cost_unpriced=bool(snapshot and snapshot.get("cost_unpriced")), counts_error=why,
