@@ -45,6 +45,7 @@ def attempt_view(data: RunData, records: Records, key: str, limits: Limits) -> A
         patch=_patch(records, attempt or {}, limits, view.files),
         grade=_grade(records, grade, task.required if task else (), limits, view.files),
         violations=(result or {}).get("violations") or [],
+        flags=(result or {}).get("flags") or [],
     )
     for name, field_ in (("trajectory.json", "trajectory"), ("conversation.json", "conversation")):
         if attempt and isinstance(attempt.get(field_), str):

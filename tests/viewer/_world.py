@@ -29,7 +29,9 @@ class ViewerWorld(World):
     def attempt(self, agent: str, task: str, sample: int, status: str, *, steps: int = 3,
                 observation: str | Callable[[int], str] = "ok\n",
                 messages: list[dict[str, Any]] | None = None,
-                violations: list[dict[str, str]] | None = None) -> str:
+                violations: list[dict[str, str]] | None = None,
+                flags: list[dict[str, Any]] | None = None,
+                grade_extra: dict[str, Any] | None = None) -> str:
         """Store a full attempt (and its grade and result unless `status` is ungraded)."""
         pa = self.plan().find(f"{agent}/{task}/{sample}")
         text = PATCH + f"+# {agent} {sample}\n"  # one patch each: grades are shared per patch
@@ -77,10 +79,12 @@ class ViewerWorld(World):
                       "tests/test_visible.py::test_zero": "passed"},
             "exit_code": 0 if resolved else 1, "timed_out": False, "detail": "",
             "duration_s": 1.5, "output": self.store.put_blob(f"test output {HOSTILE}\n".encode()),
-            "image": self.lock.pin(task).image, "grader_version": self.grader})
+            "image": self.lock.pin(task).image, "grader_version": self.grader,
+            **(grade_extra or {})})
         self.store.put("result", pa.result_key(patch), {
             **common, "subject": agent, "status": status, "resolved": resolved,
             "attempt": pa.key, "grade": gkey, "violations": violations or [],
+            "flags": flags or [],
             "exit_reason": "submitted", "cost": money, "agent_identity": pa.agent.identity,
             "grader_version": self.grader})
         return str(pa.key)
@@ -92,5 +96,9 @@ def make_world(root: Path) -> ViewerWorld:
     w.attempt("base", "t2", 0, "resolved", messages=MESSAGES)
     w.attempt("cand", "t1", 0, "resolved", observation="x" * 10_000)
     w.attempt("cand", "t2", 0, "policy",
-              violations=[{"reason": "test_file_edit", "detail": f"touched tests/{HOSTILE}"}])
+              violations=[{"reason": "test_file_edit", "detail": f"touched tests/{HOSTILE}"}],
+              flags=[{"reason": "calls_os_exit", "path": "calc/x.py", "line": 3,
+                      "text": f"os._exit(0)  # {HOSTILE}"}],
+              grade_extra={"outcome": "tampered", "dropped": ["calc/conftest.py"],
+                           "evidence": [f"canary test_kalo must fail and passed {HOSTILE}"]})
     return w

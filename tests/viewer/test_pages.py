@@ -41,6 +41,14 @@ def test_attempt_page_holds_steps_diff_grade_flags_and_provenance(
     assert "c" * 40 in html and _key(world, "cand", "t2") in html
 
 
+def test_a_tampered_grade_shows_its_evidence_and_the_flags_their_lines(
+        world: ViewerWorld, tmp_path: Path) -> None:
+    html = (_site(world, tmp_path) / "attempts" / f"{_key(world, 'cand', 't2')}.html").read_text()
+    assert "<strong>tampered</strong>" in html and "canary test_kalo must fail and passed" in html
+    assert "<code>calc/conftest.py</code>" in html
+    assert "<strong>calls_os_exit</strong> at <code>calc/x.py:3</code>" in html
+
+
 def test_a_long_observation_is_cut_and_linked_in_full(world: ViewerWorld, tmp_path: Path) -> None:
     site = _site(world, tmp_path)
     key = _key(world, "cand", "t1")
