@@ -16,7 +16,7 @@ from evaluator.taskset import Task, TaskSet
 from evaluator.version import harness_version
 
 EMPTY_PATCH = b""
-VERDICT_RULE = 2
+VERDICT_RULE = 3
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,9 @@
 """The gold gate's verdict for one task, from its gold and empty-patch grades, test by test.
 
 A required test whose outcome flips between reps decides differently by its kind:
-- a PASS_TO_PASS test that flips is dropped from the task's required tests, with the reason
-  recorded (the task stays valid, judged on the tests that are stable);
+- a PASS_TO_PASS test that flips (over the reps of both patches: it must pass with either) is
+  dropped from the task's required tests, with the reason recorded (the task stays valid,
+  judged on the tests that are stable);
 - a FAIL_TO_PASS test that flips keeps the task flaky: it is what tells a fix from no fix.
 Resolution is then judged per rep on the tests still required, and must agree across reps.
 """
@@ -58,9 +59,10 @@ def decide_tests(gold: Sequence[dict[str, Any] | None], empty: Sequence[dict[str
     if f2p:
         return Decision(FLAKY, "FAIL_TO_PASS tests flip between reps: " + ", ".join(
             f"{t} ({how})" for t, how in sorted(f2p.items())[:8]))
-    dropped = {t: f"flaky: {how} of the gold patch" for t, how in _flips(gold_ok, pass_to_pass).items()}
-    dropped.update({t: f"flaky: {how} of the empty patch" for t, how in
-                    _flips(empty_ok, pass_to_pass).items() if t not in dropped})
+    # A PASS_TO_PASS test passes with and without the fix, so every rep of both patches is a
+    # sample of it: six runs find a flaky test far more surely than three.
+    dropped = {t: f"flaky: {how} (gold and empty patch)" for t, how in
+               _flips([*gold_ok, *empty_ok], pass_to_pass).items()}
     note = ("; dropped flaky PASS_TO_PASS: " + ", ".join(sorted(dropped)[:8])) if dropped else ""
     for name, reps in (("gold", gold_ok), ("empty", empty_ok)):
         if len({_resolved(g, dropped) for g in reps}) > 1:

@@ -49,7 +49,13 @@ def test_a_flipping_pass_to_pass_test_is_dropped_and_the_task_stays_valid() -> N
     empty = [rec("unresolved", f="failed", p="passed", q="passed")] * 2
     d = decide_tests(gold, empty, ["f"], ["p", "q"])
     assert d.verdict == VALID and list(d.dropped) == ["p"]
-    assert "1 of 2 reps of the gold patch" in d.dropped["p"] and "dropped flaky" in d.why
+    assert "passed in 3 of 4 reps" in d.dropped["p"] and "dropped flaky" in d.why
+
+
+def test_a_pass_to_pass_test_failing_in_every_gold_rep_but_not_empty_ones_is_dropped() -> None:
+    gold = [rec("unresolved", f="passed", p="failed")] * 2
+    d = decide_tests(gold, [rec("unresolved", f="failed", p="passed")] * 2, ["f"], ["p"])
+    assert d.verdict == VALID and list(d.dropped) == ["p"]
 
 
 def test_a_flipping_fail_to_pass_test_keeps_the_task_flaky() -> None:
