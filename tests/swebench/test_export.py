@@ -1,0 +1,44 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+from evaluator.swebench._export import Outcome, instance_report
+from evaluator.swebench._hidden import hidden_files
+from evaluator.swebench._instances import diff_files, official_command
+from evaluator.taskset import Task, load_task_set
+from tests.helpers import make_set
+
+
+def _task(tmp_path: Path) -> Task:
+    make_set(tmp_path, "mini", ("add-bug",))
+    return load_task_set("mini", tmp_path).task("add-bug")
+
+
+def test_report_entry_lists_required_tests_by_kind_without_the_dropped(tmp_path: Path) -> None:
+    task = _task(tmp_path)
+    f2p, (p2p_a, p2p_b) = task.spec.fail_to_pass[0], task.spec.pass_to_pass
+    grade = {"outcome": "unresolved", "tests": {f2p: "passed", p2p_a: "failed", p2p_b: "passed"}}
+    entry = instance_report(Outcome(task, "diff", {"resolved": False}, grade), {p2p_a: "flaky"})
+    assert entry["patch_successfully_applied"] and not entry["resolved"]
+    assert entry["tests_status"]["FAIL_TO_PASS"] == {"success": [f2p], "failure": []}
+    assert entry["tests_status"]["PASS_TO_PASS"] == {"success": [p2p_b], "failure": []}
+    none = instance_report(Outcome(task, None, None, None), {})
+    assert none["patch_is_None"] and not none["patch_exists"] and "tests_status" not in none
+
+
+def test_official_command_has_no_junit_placeholder_and_asks_for_the_summary(tmp_path: Path
+                                                                           ) -> None:
+    cmd = official_command(_task(tmp_path))
+    assert "{junit_xml}" not in cmd and "--junitxml" not in cmd and "pytest -rA" in cmd
+
+
+def test_a_test_patch_made_from_hidden_files_gives_them_back() -> None:
+    base = {"tests/test_a.py": b"def test_a():\n    pass\n"}
+    new = {"tests/test_a.py": b"def test_a():\n    assert 1\n", "tests/test_b.py": b"x = 1\n"}
+    patch = diff_files(base, new)
+
+    class Base:
+        def read(self, commit: str, paths: list[str]) -> dict[str, bytes]:
+            return {p: base[p] for p in paths if p in base}
+
+    assert hidden_files(patch, "abc", Base()) == new
