@@ -71,10 +71,13 @@ class NodeAgent:
         return [self._has(i) for i in images]
 
     def expect(self, ticket: str, image: str, limits: SandboxLimits, user: str, workdir: str,
-               purpose: str) -> None:
+               purpose: str) -> int:
+        """Queue `ticket` here; returns the free slots there were before it (<= 0: it waits)."""
         with self._lock:
+            free = self.capacity - self._running - len(self._announced)
             self._announced[ticket] = time.time()
         self.pool.expect(ticket, image, limits, user=user, workdir=workdir, purpose=purpose)
+        return free
 
     def started(self, ticket: str) -> bool:
         with self._lock:

@@ -86,10 +86,13 @@ class RayExecutor:
 
         return list(ray.get([a.describe.remote([]) for a in self.agents().values()], timeout=60))
 
-    def place(self, image: str) -> tuple[str, Any, list[Any]]:
-        """(node id, agent, the other agents holding the image) for one piece of work.
+    def place(self, ticket: str, image: str, limits: Any, user: str, workdir: str,
+              purpose: str) -> tuple[str, Any, list[Any]]:
+        """Queue `ticket` on a node: (node id, agent, the other agents holding the image).
 
-        A node that does not answer within seconds is left out this time (it may be dying)."""
+        The claim is the node's own count, so two drivers placing at once do not both take a
+        node's last slot while another node has one. A node that does not answer within seconds
+        is left out this time (it may be dying)."""
         import ray
 
         agents = self.agents()
@@ -110,7 +113,12 @@ class RayExecutor:
         ids = sorted(infos, key=lambda i: (free[i] <= 0, not holder[i], -free[i]))
         if free[ids[0]] <= 0:  # all busy: queue on the least loaded holder, if any
             ids = sorted(infos, key=lambda i: (not holder[i], -free[i]))
-        chosen = ids[0]
+        for n, chosen in enumerate(ids):
+            free_there = ray.get(agents[chosen].expect.remote(
+                ticket, image, limits, user, workdir, purpose), timeout=_ANSWER_S)
+            if free_there > 0 or n + 1 == len(ids) or free[ids[n + 1]] <= 0:
+                break
+            agents[chosen].withdraw.remote(ticket)  # taken meanwhile: the next one has room
         return chosen, agents[chosen], [agents[i] for i in infos if holder[i] and i != chosen]
 
     def bound(self, endpoint: str, limit: int) -> Any:
@@ -128,11 +136,10 @@ class RayExecutor:
 
     def _run_attempt(self, work: AttemptWork, store: Store,
                      on_start: Callable[[], None]) -> dict[str, Any]:
-        node, agent, holders = self.place(work.image)
         ticket = uuid.uuid4().hex
+        node, agent, holders = self.place(ticket, work.image, work.limits, work.task.spec.user,
+                                          work.task.spec.workdir, "attempt")
         spec = work.model
-        agent.expect.remote(ticket, work.image, work.limits, work.task.spec.user,
-                            work.task.spec.workdir, "attempt")
         ref = agent.run_attempt.remote(
             ticket, work, local_versions(), self.bound(spec.endpoint_key, spec.max_in_flight),
             spec.timeout_s * 4 + 60, holders)
@@ -207,9 +214,9 @@ class RayGrader:
 
     def _grade(self, spec: GradeSpec, patch: bytes, hidden: dict[str, bytes]) -> GradeOutcome:
         for attempt in range(self._ex.tries):
-            node, agent, holders = self._ex.place(spec.image)
             ticket = uuid.uuid4().hex
-            agent.expect.remote(ticket, spec.image, spec.limits, spec.user, spec.workdir, "grade")
+            node, agent, holders = self._ex.place(ticket, spec.image, spec.limits, spec.user,
+                                                  spec.workdir, "grade")
             ref = agent.grade.remote(ticket, spec, patch, hidden, local_versions(), holders)
             try:
                 outcome: GradeOutcome = self._ex._wait(ref, node, "grade")
