@@ -14,7 +14,7 @@ def test_imported_instances_of_each_runner_are_valid(swe_project: SweProject) ->
     imported(swe_project, reps=2)
     gold = swe_project.doit("-n", "2", "-P", "process", "gold:sw")
     assert gold.returncode == 0, gold.stdout + gold.stderr
-    for style in ("pytest", "django"):  # sympy joins once its canaries count bare ids
+    for style in ("pytest", "django"):  # sympy: see /work/notes/swebench-needs.md, item 1
         assert f"acme__calc-{style}                  valid" in gold.stdout, gold.stdout
 
 
