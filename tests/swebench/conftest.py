@@ -48,15 +48,19 @@ def make_rows(root: Path) -> dict[str, tuple[Path, str, dict[str, Any]]]:
     return cases
 
 
+def make_project(root: Path) -> SweProject:
+    cases = make_rows(root / "src")
+    task_repo(root / "taskrepo", cases)
+    env = {**os.environ, "EVAL_TASKS": str(root / "tasks"),
+           "EVAL_LOCK_DIR": str(root / "lock"), "EVAL_STORE": str(root / "store"),
+           "EVAL_EVALS": str(root / "evals"), "EVAL_AGENTS": str(root / "agents"),
+           "PYTHONPATH": str(REPO)}
+    return SweProject(root, env, {k: v[2] for k, v in cases.items()})
+
+
 @pytest.fixture
 def swe_project(tmp_path: Path, docker_client: Any, base_image: str) -> SweProject:
-    cases = make_rows(tmp_path / "src")
-    task_repo(tmp_path / "taskrepo", cases)
-    env = {**os.environ, "EVAL_TASKS": str(tmp_path / "tasks"),
-           "EVAL_LOCK_DIR": str(tmp_path / "lock"), "EVAL_STORE": str(tmp_path / "store"),
-           "EVAL_EVALS": str(tmp_path / "evals"), "EVAL_AGENTS": str(tmp_path / "agents"),
-           "PYTHONPATH": str(REPO)}
-    return SweProject(tmp_path, env, {k: v[2] for k, v in cases.items()})
+    return make_project(tmp_path)
 
 
 def imported(p: SweProject, name: str = "sw", reps: int = 1) -> None:

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tests.swebench.conftest import SweProject, imported
+from tests.swebench.conftest import SweProject, imported, make_project
 
 pytestmark = pytest.mark.docker
 
@@ -31,8 +32,12 @@ def _verdicts(out: str) -> dict[str, str]:
             if line.startswith("acme__calc-")}
 
 
-@pytest.fixture
-def graded(swe_project: SweProject) -> SweProject:
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory: pytest.TempPathFactory, docker_client: Any, base_image: str
+           ) -> SweProject:
+    """One project for the module: imported, locked, gated and its predictions graded (the
+    tests only read it or add sets of their own)."""
+    swe_project = make_project(tmp_path_factory.mktemp("swe"))
     imported(swe_project)
     gold = swe_project.doit("gold:sw")
     assert _verdicts(gold.stdout)["acme__calc-pytest"] == "valid", gold.stdout
