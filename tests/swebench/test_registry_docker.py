@@ -34,4 +34,5 @@ def test_a_registry_image_is_pulled_pinned_by_digest_and_graded(
     pin = yaml.safe_load((swe_project.root / "lock" / "reg.lock").read_text())
     assert f"{registry}/swe/{iid}@sha256:" in json.dumps(pin)
     gold = swe_project.doit("gold:reg")
+    docker_client.images.remove(ref)  # the tag the lock pulled (the registry's port is new each run)
     assert f"{iid}                  valid" in gold.stdout, gold.stdout + gold.stderr
