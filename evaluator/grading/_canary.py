@@ -51,36 +51,38 @@ class Canaries:
         """How many of each kind (must pass, must fail) one file gets."""
         return 2 if self.style == "pytest" else 1
 
-    def _class(self) -> str:
-        n, rev = self.nonce, self.nonce[::-1]
-        return (f"import unittest\n\n\nclass {self.class_name}(unittest.TestCase):\n"
-                f"    def {self.ok_tag}(self):\n        self.assertEqual({n!r}, {n!r})\n\n"
-                f"    def {self.fail_tag}(self):\n        self.assertEqual({n!r}, {rev!r})\n")
+    # Names end in a syllable per file: runners that report bare names (sympy's) must see the
+    # canaries of two files as four tests, not two reported twice.
+    def _class(self, i: int) -> str:
+        n, rev, x = self.nonce, self.nonce[::-1], _word(format(i, "x"))
+        return (f"import unittest\n\n\nclass {self.class_name}{x}(unittest.TestCase):\n"
+                f"    def {self.ok_tag}{x}(self):\n        self.assertEqual({n!r}, {n!r})\n\n"
+                f"    def {self.fail_tag}{x}(self):\n        self.assertEqual({n!r}, {rev!r})\n")
 
-    def _functions(self) -> str:
-        n, rev = self.nonce, self.nonce[::-1]
-        return (f"def {self.ok_tag}():\n    assert {n!r} == {n!r}\n\n\n"
-                f"def {self.fail_tag}():\n    assert {n!r} == {rev!r}\n")
+    def _functions(self, i: int) -> str:
+        n, rev, x = self.nonce, self.nonce[::-1], _word(format(i, "x"))
+        return (f"def {self.ok_tag}{x}():\n    assert {n!r} == {n!r}\n\n\n"
+                f"def {self.fail_tag}{x}():\n    assert {n!r} == {rev!r}\n")
 
-    def source(self) -> bytes:
+    def source(self, i: int = 0) -> bytes:
         """What is appended to a file the harness cannot edit before the run: a unittest class
         (pytest, unittest and Django's runner collect it) and/or plain functions (pytest,
         sympy's runner). pytest gets both kinds, so a patch cannot pass every test but the
         ones of one kind."""
-        parts = {"pytest": [self._class(), self._functions()], "class": [self._class()],
-                 "functions": [self._functions()]}[self.style]
+        parts = {"pytest": [self._class(i), self._functions(i)], "class": [self._class(i)],
+                 "functions": [self._functions(i)]}[self.style]
         return "".join(f"\n\n\n{p}" for p in parts).encode()
 
-    def insert(self, text: bytes) -> bytes:
+    def insert(self, text: bytes, i: int = 0) -> bytes:
         """A hidden test file with the canaries in it: the class at the end, the functions (for
         pytest) before a top-level statement drawn at random after the imports, so neither their
         kind nor their place in the file singles them out."""
         if self.style != "pytest":
-            return text + self.source()
+            return text + self.source(i)
         try:
             body = ast.parse(text).body
         except (SyntaxError, ValueError):
-            return text + self.source()
+            return text + self.source(i)
         last_import = max((i for i, st in enumerate(body)
                            if isinstance(st, ast.Import | ast.ImportFrom)), default=-1)
         starts = [min([st.lineno, *(d.lineno for d in getattr(st, "decorator_list", []))])
@@ -89,8 +91,8 @@ class Canaries:
         if lines and not lines[-1].endswith("\n"):
             lines[-1] += "\n"
         at = secrets.choice([*starts, len(lines) + 1]) - 1
-        lines[at:at] = [self._functions() + "\n\n"]
-        out = "".join(lines) + f"\n\n\n{self._class()}"
+        lines[at:at] = [self._functions(i) + "\n\n"]
+        out = "".join(lines) + f"\n\n\n{self._class(i)}"
         return out.encode("utf-8", errors="surrogateescape")
 
     def is_canary(self, test_id: str) -> bool:

@@ -98,13 +98,15 @@ def _grade_in(sb: Sandbox, spec: GradeSpec, patch: bytes, hidden: dict[str, byte
     canaries = plant(new_nonce(), spec.fail_to_pass if hardened else (), [] if not hardened
                      else list(hidden), style=_STYLES.get(spec.results, "pytest"))
     # Canaries go into hidden files here (at a random place); other files get them appended.
-    hidden = {rel: canaries.insert(data) if rel in canaries.files else data
+    index = {f: i for i, f in enumerate(canaries.files)}
+    hidden = {rel: canaries.insert(data, index[rel]) if rel in index else data
               for rel, data in hidden.items()}
     sb.put_files({
         f"{gdir}/patch.diff": kept,
         f"{gdir}/before.sh": _absent_lister(touched, f"{gdir}/new"),
         f"{gdir}/select.json": json.dumps([*spec.fail_to_pass, *spec.pass_to_pass]).encode(),
-        f"{gdir}/canary.py": canaries.source(),
+        **{f"{gdir}/canary-{i}.py": canaries.source(i) for i, f in enumerate(canaries.files)
+           if f not in hidden},
         f"{gdir}/probe.py": (PAYLOAD / "_evaluator_probe.py").read_bytes(),
         f"{gdir}/plugins/{GUARD_MODULE}.py": (PAYLOAD / f"{GUARD_MODULE}.py").read_bytes(),
         **{f"{gdir}/hidden/{rel}": data for rel, data in hidden.items()},
@@ -150,7 +152,8 @@ def _setup_script(spec: GradeSpec, gdir: str, canaries: Canaries, hidden: dict[s
     patch has run."""
     probe = f"{gdir}/probe.py"
     py = 'PY=$(command -v python3 || command -v python || true); ' if hardened else "PY=; "
-    targets = " ".join(shlex.quote(f) for f in canaries.files if f not in hidden)
+    appends = "; ".join(f"cat {gdir}/canary-{i}.py >> {shlex.quote(f)} || exit 7"
+                        for i, f in enumerate(canaries.files) if f not in hidden)
     return (
         f"{checkout_base(spec.base_commit)} || exit 3; "
         f"if [ -s {gdir}/patch.diff ]; then {py}. {gdir}/before.sh || exit 6; "
@@ -158,8 +161,7 @@ def _setup_script(spec: GradeSpec, gdir: str, canaries: Canaries, hidden: dict[s
         f'if [ -n "$PY" ] && [ -s {gdir}/new ]; then "$PY" -I {probe} {gdir}/new . || exit 6; '
         "fi; fi; "
         f"if [ -d {gdir}/hidden ]; then cp -R {gdir}/hidden/. . || exit 5; fi; "
-        + (f"for f in {targets}; do cat {gdir}/canary.py >> \"$f\" || exit 7; done" if targets
-           else "true")
+        + (appends or "true")
     )
 
 

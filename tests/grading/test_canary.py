@@ -13,9 +13,14 @@ def test_inserted_canaries_parse_and_sit_after_the_imports() -> None:
     for _ in range(20):
         out = ast.parse(c.insert(SRC))
         names = [getattr(n, "name", "") for n in out.body]
-        assert names.index(c.ok_tag) > 1 and names[-1] == c.class_name
+        assert names.index(c.ok_tag + "ka") > 1 and names[-1] == c.class_name + "ka"
         test_a = next(n for n in out.body if getattr(n, "name", "") == "test_a")
         assert test_a.decorator_list, "a decorator stays with its function"
+
+
+def test_each_file_gets_its_own_names_for_runners_that_report_bare_names() -> None:
+    c = Canaries("0123456789abcdef", ("a.py", "b.py"), style="functions")
+    assert c.source(0) != c.source(1) and c.ok_tag in c.source(1).decode()
 
 
 def test_a_file_that_does_not_parse_gets_them_appended() -> None:
