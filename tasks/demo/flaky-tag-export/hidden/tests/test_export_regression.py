@@ -44,3 +44,31 @@ def test_item_tags_listing():
 
 def test_normalize_tags_listing():
     assert list(normalize_tags("outdoor, travel")) == ["outdoor", "travel"]
+
+
+# Each lists a set: its order follows the process's string hash seed, so with the fix these pass
+# or fail from run to run (without it they always fail): the gold gate must call the task flaky.
+def test_spaced_labels_listed_once_summer():
+    catalog = Catalog()
+    catalog.add("1", "Mug", ["Summer  Sale", "gift"])
+    catalog.add("2", "Cup", ["summer sale"])
+    assert list(catalog.all_tags()) == ["summer-sale", "gift"]
+
+
+def test_spaced_labels_listed_once_winter():
+    catalog = Catalog()
+    catalog.add("1", "Coat", ["Winter\tWear", "wool"])
+    catalog.add("2", "Hat", ["winter wear"])
+    assert list(catalog.all_tags()) == ["winter-wear", "wool"]
+
+
+def test_spaced_labels_listed_once_garden():
+    catalog = Catalog()
+    catalog.add("1", "Spade", ["Garden   Tools", "steel"])
+    assert list(catalog.all_tags()) == ["garden-tools", "steel"]
+
+
+def test_spaced_labels_listed_once_kitchen():
+    catalog = Catalog()
+    catalog.add("1", "Pan", ["Kitchen  Ware", "iron"])
+    assert list(catalog.all_tags()) == ["kitchen-ware", "iron"]
