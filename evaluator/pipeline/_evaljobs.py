@@ -117,7 +117,7 @@ def _attempt_action(name: str, label: str) -> TaskFailed | None:
     executor = ctx.executor(plan.spec.concurrency.sandboxes)
     queue = QueueMarks(store.root, os.environ.get(_INVOCATION_ENV, str(os.getpid())))
     try:
-        for _ in range(executor.tries):
+        for n in range(executor.tries):
             queue.wait(pa.key)
             try:
                 rec = executor.run_attempt(_work(plan, pa), store, lambda: queue.start(pa.key))
@@ -126,7 +126,8 @@ def _attempt_action(name: str, label: str) -> TaskFailed | None:
                 store.put_error("attempt", pa.key, {"cause": type(exc).__name__,
                                                     "message": str(exc), "task_id": pa.task.id,
                                                     "subject": pa.agent.name})
-                print(f"{label}: infra error, handed to another node: {exc}")
+                print(f"{label}: infra error, " + ("handed to another node" if n + 1 <
+                      executor.tries else "retried next run") + f": {exc}")
                 if quarantined(store, plan.spec, pa.key):
                     break
                 continue
