@@ -18,6 +18,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
@@ -107,14 +108,19 @@ def start_engine(prefix: str = "evaluator-engine-") -> Engine:
     raise RuntimeError(f"a second dockerd did not answer within {_START_TIMEOUT_S}s: {tail}")
 
 
+def unavailable(reason: str) -> NoReturn:
+    """Skip on a workstation; fail under CI=true, where a skip would hide a broken setup."""
+    if os.environ.get("CI") == "true":
+        pytest.fail(reason, pytrace=False)
+    pytest.skip(reason)
+
+
 @pytest.fixture(scope="session")
 def second_engine() -> Iterator[Engine]:
     """A second Docker engine for the whole session, stopped and removed at its end."""
     try:
         engine = start_engine()
     except (RuntimeError, OSError) as e:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"cannot start a second Docker engine: {e}", pytrace=False)
-        pytest.skip(f"cannot start a second Docker engine: {e}")
+        unavailable(f"cannot start a second Docker engine: {e}")
     yield engine
     engine.stop()

@@ -17,16 +17,10 @@ import httpx
 import pytest
 import yaml
 
-from tests.engines import Engine, second_engine  # noqa: F401 - a fixture, used by name
+from tests.engines import Engine, second_engine, unavailable  # noqa: F401 - a fixture
 from tests.executor.cluster import REPO, Cluster, start_cluster
 from tests.helpers import make_set
 from tests.pipeline.conftest import Project
-
-
-def _unavailable(reason: str) -> None:
-    if os.environ.get("CI") == "true":
-        pytest.fail(reason, pytrace=False)
-    pytest.skip(reason)
 
 
 @pytest.fixture(scope="session")
@@ -34,17 +28,17 @@ def cluster(second_engine: Engine, base_image: str) -> Iterator[Cluster]:  # noq
     try:
         import ray  # noqa: F401
     except ImportError as e:
-        _unavailable(f"ray is not installed ({e}); install requirements-dev.lock")
+        unavailable(f"ray is not installed ({e}); install requirements-dev.lock")
     try:
         c = start_cluster()
     except (RuntimeError, OSError) as e:
-        _unavailable(f"cannot start a Ray head: {e}")
+        unavailable(f"cannot start a Ray head: {e}")
     try:
         c.start_worker("a", 1)
         c.start_worker("b", 1, second_engine.host)
     except (RuntimeError, OSError) as e:
         c.stop()
-        _unavailable(f"cannot start Ray worker nodes: {e}")
+        unavailable(f"cannot start Ray worker nodes: {e}")
     yield c
     c.stop()
 
