@@ -23,6 +23,17 @@ def _by_css(driver: Any, css: str) -> Any:
     return driver.find_element(By.CSS_SELECTOR, css)
 
 
+def _follow(driver: Any, css: str) -> None:
+    """Click a link or button and wait for the page it leads to: a click returns before the
+    navigation, and the next lookup would otherwise find the old page's element."""
+    from selenium.webdriver.support import expected_conditions
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    old = _by_css(driver, css)
+    old.click()
+    WebDriverWait(driver, 20).until(expected_conditions.staleness_of(old))
+
+
 def _walk(browser: Any, index_url: str, shots: Path) -> None:
     """Index -> grid -> an attempt of base on t1 -> its task, with a screenshot of each."""
     shots.mkdir(parents=True, exist_ok=True)
@@ -30,10 +41,10 @@ def _walk(browser: Any, index_url: str, shots: Path) -> None:
     assert browser.title == "Run index: mini"
     assert "50.0%" in _by_css(browser, "#agents").text
     browser.save_screenshot(str(shots / "index.png"))
-    _by_css(browser, "a[href='grid.html']").click()
+    _follow(browser, "a[href='grid.html']")
     assert browser.title == "Task grid: mini"
     browser.save_screenshot(str(shots / "grid.png"))
-    _by_css(browser, "a[title='base / t1 / sample 0: failed']").click()
+    _follow(browser, "a[title='base / t1 / sample 0: failed']")
     assert browser.title == "base on t1 (sample 0)"
     step = _by_css(browser, "#step-0 pre.action").text
     assert step == 'echo step 0 <script>document.title="pwned"</script><img src=x ' \
@@ -45,7 +56,7 @@ def _walk(browser: Any, index_url: str, shots: Path) -> None:
     assert _by_css(browser, "#diff span.d-add").value_of_css_property("background-color") \
         == "rgba(230, 255, 236, 1)"  # the stylesheet loaded: the diff is coloured
     browser.save_screenshot(str(shots / "attempt.png"))
-    _by_css(browser, "h1 a").click()
+    _follow(browser, "h1 a")
     assert browser.title == "Task t1" and "valid" in _by_css(browser, "#verdict").text
     browser.save_screenshot(str(shots / "task.png"))
     assert all((shots / f"{k}.png").stat().st_size > 1000
@@ -55,7 +66,7 @@ def _walk(browser: Any, index_url: str, shots: Path) -> None:
 def test_site_from_disk(browser: Any, world: ViewerWorld, tmp_path: Path) -> None:
     index = render_site("mini", out_root=tmp_path / "out", **world.kwargs)
     _walk(browser, index.as_uri(), tmp_path / "shots-disk")
-    _by_css(browser, "nav a[href='../index.html']").click()  # relative links work from disk
+    _follow(browser, "nav a[href='../index.html']")  # relative links work from disk
     assert browser.title == "Run index: mini"
     with_messages = world.plan().find("base/t2/0").key
     browser.get((index.parent / "attempts" / f"{with_messages}.html").as_uri())
@@ -64,10 +75,10 @@ def test_site_from_disk(browser: Any, world: ViewerWorld, tmp_path: Path) -> Non
     assert browser.title == "base on t2 (sample 0)"
     key = world.plan().find("cand/t1/0").key
     browser.get((index.parent / "attempts" / f"{key}.html").as_uri())
-    _by_css(browser, f"a[href='{key}/step-0.txt']").click()
+    _follow(browser, f"a[href='{key}/step-0.txt']")
     assert _by_css(browser, "body").text == "x" * 10_000 + "0"  # the whole observation
     browser.back()
-    _by_css(browser, f"a[href='{key}/patch.diff.txt']").click()  # shown as text from disk too
+    _follow(browser, f"a[href='{key}/patch.diff.txt']")  # shown as text from disk too
     assert _by_css(browser, "body").text.startswith("diff --git a/calc/ops.py b/calc/ops.py")
 
 
@@ -86,10 +97,10 @@ def test_site_through_the_api(browser: Any, served: str, tmp_path: Path) -> None
     browser.get(f"{served}/ui/mini/index.html")
     assert browser.title == "Token needed"
     _by_css(browser, "#token").send_keys("wrong")
-    _by_css(browser, "#login").click()
+    _follow(browser, "#login")
     assert "That token is wrong" in _by_css(browser, "body").text
     _by_css(browser, "#token").send_keys("s3cret")
-    _by_css(browser, "#login").click()  # sets the cookie, back to the index
+    _follow(browser, "#login")  # sets the cookie, back to the index
     _walk(browser, browser.current_url, tmp_path / "shots-api")
 
 
