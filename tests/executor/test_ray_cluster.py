@@ -65,9 +65,8 @@ def test_ray_run_gives_the_local_summary_records_and_model_bound(
         assert _records(store, kind) == _records(local, kind), kind
     # model_requests: 1 holds for the whole cluster, though two nodes ran attempts at once.
     assert proxy.total > 4 and proxy.peak == 1
-    task_images = {r["image"] for r in Store(store, remote=None).iter_records("grade")}
-    # Work went to the second engine too, which fetched its image from the first through Ray.
-    assert any(second_engine.has(i) for i in task_images)
+    # Which node ran what is the scheduler's call (it prefers the node that holds the image):
+    # the worker-kill test below and test_placement show work and images reaching the second.
 
 
 def test_a_worker_killed_mid_run_leaves_the_run_complete(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import nbformat
@@ -25,6 +26,10 @@ def test_leaderboard_notebook_executes(tmp_path: Path) -> None:
     kernel_env = {k: os.environ[k] for k in ("PATH", "HOME", "LANG", "TMPDIR", "CI")
                   if k in os.environ}
     kernel_env.update({var: str(value) for var, value in env.items()})
+    # Agent identities cover the distributions importable along the path: the kernel reads the
+    # store with the same path as the process that wrote it (earlier tests may have added to it).
+    kernel_env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(
+        [str(REPO), *(p for p in sys.path if p), *env["PYTHONPATH"].split(os.pathsep)]))
     nb = nbformat.read(REPO / "reports" / "leaderboard.ipynb", as_version=4)
     NotebookClient(nb, timeout=120, kernel_name="python3",
                    resources={"metadata": {"path": str(REPO)}}).execute(env=kernel_env)
