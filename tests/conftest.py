@@ -6,9 +6,7 @@ engine they skip on a workstation but fail in CI, where a skip would hide a brok
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
-from typing import NoReturn
 
 import docker
 import pytest
@@ -17,16 +15,12 @@ from evaluator.errors import EvalError
 from evaluator.images import BASE_TAG, ensure_base_image
 from evaluator.sandbox import DockerSandboxes
 from evaluator.sandbox import docker_client as connect
+from tests.helpers import unavailable
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "docker: needs a running Docker engine (real containers)")
 
-
-def _unavailable(reason: str) -> NoReturn:
-    if os.environ.get("CI") == "true":
-        pytest.fail(reason, pytrace=False)
-    pytest.skip(reason)
 
 
 @pytest.fixture(scope="session")
@@ -34,7 +28,7 @@ def docker_client() -> Iterator[docker.DockerClient]:
     try:
         client = connect()
     except EvalError as e:
-        _unavailable(f"Docker is unreachable: {e}")
+        unavailable(f"Docker is unreachable: {e}")
     yield client
     client.close()
 
@@ -45,7 +39,7 @@ def base_image(docker_client: docker.DockerClient) -> str:
     try:
         return ensure_base_image(docker_client, BASE_TAG)
     except EvalError as e:
-        _unavailable(f"cannot build the base image {BASE_TAG}: {e}")
+        unavailable(f"cannot build the base image {BASE_TAG}: {e}")
 
 
 @pytest.fixture(scope="session")

@@ -18,9 +18,10 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NoReturn
 
 import pytest
+
+from tests.helpers import unavailable
 
 _START_TIMEOUT_S = 60
 
@@ -107,12 +108,6 @@ def start_engine(prefix: str = "evaluator-engine-") -> Engine:
     engine.stop()
     raise RuntimeError(f"a second dockerd did not answer within {_START_TIMEOUT_S}s: {tail}")
 
-
-def unavailable(reason: str) -> NoReturn:
-    """Skip on a workstation; fail under CI=true, where a skip would hide a broken setup."""
-    if os.environ.get("CI") == "true":
-        pytest.fail(reason, pytrace=False)
-    pytest.skip(reason)
 
 
 @pytest.fixture(scope="session")

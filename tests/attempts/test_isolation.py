@@ -13,6 +13,7 @@ import pytest
 from evaluator.attempts import drive_agent
 from evaluator.model import ScriptedModel
 from tests.attempts.test_limits import FakeSandbox, agent
+from tests.helpers import unavailable
 
 SECRET = "sk-isolation-test-0b7f"
 
@@ -41,9 +42,7 @@ def snoop(tmp_path: Path, targets: dict, isolation: str) -> str:
 
 def test_a_namespaced_agent_gets_nothing_it_reaches_for(tmp_path, targets) -> None:
     if shutil.which("bwrap") is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("bubblewrap is not installed (apt-get install bubblewrap)", pytrace=False)
-        pytest.skip("bubblewrap is not installed")
+        unavailable("bubblewrap is not installed (apt-get install bubblewrap)")
     found = snoop(tmp_path, targets, "namespace")
     assert "GOT" not in found and "env " not in found and SECRET not in found, found
     assert found.count("denied") == 6

@@ -17,20 +17,16 @@ import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import pytest
 
 from evaluator.remote import RemoteConfig, S3Remote
 from evaluator.store import Store
+from tests.helpers import unavailable
 
 _START_S = 30.0
 
-
-def _unavailable(reason: str) -> NoReturn:
-    if os.environ.get("CI") == "true":
-        pytest.fail(reason, pytrace=False)
-    pytest.skip(reason)
 
 
 def free_port() -> int:
@@ -61,7 +57,7 @@ def start_moto(log: Path, env: dict[str, str] | None = None,
         if proc.poll() is not None or time.monotonic() > deadline:
             proc.kill()
             proc.wait()
-            _unavailable(f"moto S3 server did not start on 127.0.0.1:{port}: "
+            unavailable(f"moto S3 server did not start on 127.0.0.1:{port}: "
                          f"{log.read_text(errors='replace')[-2000:]}")
         time.sleep(0.1)
     return proc, f"http://127.0.0.1:{port}"

@@ -17,6 +17,8 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.helpers import unavailable
+
 
 def _free_port() -> int:
     with socket.socket() as s:
@@ -25,17 +27,12 @@ def _free_port() -> int:
         return port
 
 
-def _unavailable(reason: str) -> None:
-    if os.environ.get("CI") == "true":
-        pytest.fail(reason, pytrace=False)
-    pytest.skip(reason)
-
 
 @pytest.fixture(scope="session")
 def mlflow_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     mlflow = Path(sys.executable).with_name("mlflow")
     if not mlflow.exists() and shutil.which("mlflow") is None:
-        _unavailable("no mlflow command: install requirements-dev.lock")
+        unavailable("no mlflow command: install requirements-dev.lock")
     root = tmp_path_factory.mktemp("mlflow")
     port = _free_port()
     log = (root / "server.log").open("w")
@@ -57,7 +54,7 @@ def mlflow_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             except httpx.HTTPError:
                 pass
             if proc.poll() is not None or time.monotonic() > deadline:
-                _unavailable(f"mlflow server did not start (exit {proc.poll()}): "
+                unavailable(f"mlflow server did not start (exit {proc.poll()}): "
                              f"{(root / 'server.log').read_text()[-2000:]}")
             time.sleep(0.5)
         yield url

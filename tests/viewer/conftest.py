@@ -11,22 +11,18 @@ from typing import Any
 
 import pytest
 
+from tests.helpers import unavailable
 from tests.viewer._world import ViewerWorld, make_world
 
 CHROMIUM = os.environ.get("EVAL_CHROMIUM", "/usr/bin/chromium")
 CHROMEDRIVER = os.environ.get("EVAL_CHROMEDRIVER", "/usr/bin/chromedriver")
 
 
-def _unavailable(reason: str) -> None:
-    if os.environ.get("CI") == "true":
-        pytest.fail(reason, pytrace=False)
-    pytest.skip(reason)
-
 
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
     if not (shutil.which(CHROMIUM) and shutil.which(CHROMEDRIVER)):
-        _unavailable(f"no headless browser: {CHROMIUM} or {CHROMEDRIVER} is missing "
+        unavailable(f"no headless browser: {CHROMIUM} or {CHROMEDRIVER} is missing "
                      f"(Debian: apt-get install chromium chromium-driver; .ci/docker-up does)")
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
