@@ -16,7 +16,7 @@ from evaluator.grading._canary import Canaries, new_nonce, plant
 from evaluator.grading._judge import judge
 from evaluator.grading._patchfilter import filter_patch, git_numstat
 from evaluator.grading._paths import is_protected, patch_paths, unsafe_paths
-from evaluator.grading._run import GUARD_MODULE, PAYLOAD, run_tests
+from evaluator.grading._run import GUARD_MODULE, payload, run_tests
 from evaluator.grading._shadow import shadowing
 from evaluator.grading._spec import GradeSpec
 from evaluator.lock import GIT, checkout_base
@@ -107,8 +107,8 @@ def _grade_in(sb: Sandbox, spec: GradeSpec, patch: bytes, hidden: dict[str, byte
         f"{gdir}/select.json": json.dumps([*spec.fail_to_pass, *spec.pass_to_pass]).encode(),
         **{f"{gdir}/canary-{i}.py": canaries.source(i) for i, f in enumerate(canaries.files)
            if f not in hidden},
-        f"{gdir}/probe.py": (PAYLOAD / "_evaluator_probe.py").read_bytes(),
-        f"{gdir}/plugins/{GUARD_MODULE}.py": (PAYLOAD / f"{GUARD_MODULE}.py").read_bytes(),
+        f"{gdir}/probe.py": payload("_evaluator_probe.py"),
+        f"{gdir}/plugins/{GUARD_MODULE}.py": payload(f"{GUARD_MODULE}.py"),
         **{f"{gdir}/hidden/{rel}": data for rel, data in hidden.items()},
     })
     r = sb.exec(_setup_script(spec, gdir, canaries, hidden, hardened), workdir=spec.workdir)

@@ -11,6 +11,7 @@ shows.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import shlex
@@ -23,7 +24,7 @@ from evaluator.grading._spec import GradeSpec
 from evaluator.results import XFAILED, ResultsError, reader_for
 from evaluator.sandbox import Sandbox
 
-PAYLOAD = Path(__file__).parent / "_payload"
+_PAYLOAD = Path(__file__).parent / "_payload"
 GUARD_MODULE = "_evaluator_guard"
 _REPORT_CAP = 20_000_000
 _HARDENED = ("export PYTHONSAFEPATH=1 PYTHONNOUSERSITE=1 PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 "
@@ -42,6 +43,12 @@ class TestRun:
     guarded: bool  # the guard plugin's digest line is expected
     problem: str = ""
     evidence: list[str] = field(default_factory=list)
+
+
+@functools.cache
+def payload(name: str) -> bytes:
+    """A file the grader puts into every sandbox (read once per process, not once per grade)."""
+    return (_PAYLOAD / name).read_bytes()
 
 
 def run_tests(sb: Sandbox, spec: GradeSpec, gdir: str, canaries: Canaries,
