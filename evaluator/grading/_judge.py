@@ -65,8 +65,10 @@ def judge(required: tuple[str, ...], report: JunitReport, canaries: Canaries, ou
         # A runner that cannot select may have been told to run single tests, not the files
         # the canaries are in: their absence alone is no evidence.
         weak = [w for w in weak if "canaries reported" not in w]
-    line = guard_line(output, canaries.nonce) if guarded else {"digest": digest(tests)}
-    if line is None:
+    line = guard_line(output, canaries.nonce) if guarded else None
+    if not guarded:
+        pass  # Django's and sympy's runners load no guard: nothing to compare the report with
+    elif line is None:
         weak.append("the guard plugin's summary line is missing (the run ended before pytest "
                     "finished, or its output was flooded)")
     elif line.get("digest") != digest(tests):
