@@ -1,19 +1,23 @@
 """How a sandbox's writable disk is capped on this engine, decided once per engine and process.
 
-- `engine`: the storage driver caps a container's own copy-on-write layer (`--storage-opt size=`:
-  btrfs with quotas, zfs, overlay2 on xfs with `pquota`). The workdir is the image's own files,
-  copy-on-write, so opening a sandbox costs the same whatever the repository's size.
-- `watch` (the default where the driver cannot cap, e.g. overlay2 on ext4): the workdir is the
-  image's own files, copy-on-write, as in `engine`; no single file may grow past the cap (the
-  kernel's file-size limit, so one huge write stops exactly there), and the harness polls the
-  layer's size every `WATCH_INTERVAL_S` and kills the sandbox once it is past the cap: many
+- `overlay` (the default on overlay2 engines the harness can see, e.g. Docker's default on this
+  machine): the root is mounted read-only; the workdir is an overlay over the image's own layer
+  folders with an upper folder of its own (see `_overlay`), so nothing is copied and opening a
+  sandbox costs the same whatever the repository's size. No single file may grow past the cap
+  (the kernel's file-size limit, so one huge write stops exactly there), and the harness measures
+  the upper folder every `WATCH_INTERVAL_S` and kills the sandbox once it is past the cap: many
   files written at once overshoot by at most the disk's speed times that interval.
+- `engine`: the storage driver caps a container's own copy-on-write layer (`--storage-opt size=`:
+  btrfs with quotas, zfs). The workdir is the image's own files, copy-on-write; the root is not
+  mounted read-only (the cap covers it), so files its owner may write stay writable.
+- `watch` (where neither works: a remote engine, a harness that is not root): as `engine`, with
+  the cap of `overlay` measured on the container's layer instead of enforced by the engine.
 - `tmpfs`: the root stays read-only and the workdir is copied into a size-capped tmpfs on every
   open: a hard cap everywhere, but the copy costs time and memory in proportion to the
   repository.
 
-`EVAL_SANDBOX_DISK=engine|watch|tmpfs` forces one; `engine` on an engine that cannot cap is an
-error.
+`EVAL_SANDBOX_DISK=overlay|engine|watch|tmpfs` forces one; a forced mode the engine cannot give
+is an error that says why.
 """
 
 from __future__ import annotations
@@ -28,8 +32,10 @@ import docker.errors
 import requests
 
 from evaluator.errors import BadInputError, SandboxError
+from evaluator.sandbox import _overlay as overlay
 
-DiskMode = Literal["engine", "watch", "tmpfs"]
+DiskMode = Literal["overlay", "engine", "watch", "tmpfs"]
+_MODES = ("overlay", "engine", "watch", "tmpfs")
 WATCH_INTERVAL_S = 0.5
 ENV = "EVAL_SANDBOX_DISK"
 # Room the engine needs above the image's own size before the first byte is written.
@@ -44,9 +50,9 @@ _lock = threading.Lock()
 def disk_mode(client: Any, image_id: str) -> DiskMode:
     """The mode in force for this engine; says which on stderr the first time it is decided."""
     forced = os.environ.get(ENV, "")
-    if forced not in ("", "engine", "watch", "tmpfs"):
-        raise BadInputError(
-            f"{ENV}={forced!r} is not a disk mode; use `engine`, `watch`, `tmpfs` or unset it")
+    if forced and forced not in _MODES:
+        raise BadInputError(f"{ENV}={forced!r} is not a disk mode; use one of "
+                            f"{', '.join(_MODES)} or unset it")
     with _lock:
         if client in _by_client:  # opened per sandbox: no engine round trip once decided
             return _by_client[client]
@@ -57,13 +63,7 @@ def disk_mode(client: Any, image_id: str) -> DiskMode:
             _by_client[client] = _modes[engine]
             return _modes[engine]
     driver = str(info.get("Driver", "?"))
-    can_cap = _can_cap(client, image_id)
-    if forced == "engine" and not can_cap:
-        raise BadInputError(
-            f"{ENV}=engine, but this engine's {driver} storage cannot cap a container's layer; "
-            "start dockerd on a btrfs data root (see .ci/docker-up) or unset it"
-        )
-    mode: DiskMode = (forced or ("engine" if can_cap else "watch"))  # type: ignore[assignment]
+    mode = _choose(client, image_id, forced, driver)
     with _lock:
         first = engine not in _modes
         _modes[engine] = mode
@@ -73,14 +73,39 @@ def disk_mode(client: Any, image_id: str) -> DiskMode:
     return mode
 
 
+def _choose(client: Any, image_id: str, forced: str, driver: str) -> DiskMode:
+    why_not = overlay.usable(client, image_id) if forced in ("", "overlay") else "not asked for"
+    if forced == "overlay" and why_not:
+        raise BadInputError(f"{ENV}=overlay, but {why_not}; unset it to let the harness choose")
+    if not forced and not why_not:
+        return "overlay"
+    can_cap = forced in ("", "engine") and _can_cap(client, image_id)
+    if forced == "engine" and not can_cap:
+        raise BadInputError(
+            f"{ENV}=engine, but this engine's {driver} storage cannot cap a container's layer; "
+            "start dockerd on a btrfs data root (see .ci/docker-up) or unset it"
+        )
+    if forced:
+        return forced  # type: ignore[return-value]
+    if not can_cap:
+        print(f"evaluator: sandbox roots stay writable by their owner: {why_not}",
+              file=sys.stderr)
+    return "engine" if can_cap else "watch"
+
+
 def describe(mode: DiskMode, driver: str) -> str:
+    if mode == "overlay":
+        return ("overlay: read-only roots; workdirs are overlays on the image's own layers "
+                "(nothing copied); no file may pass the cap, and a sandbox whose workdir passes "
+                f"it is killed within {WATCH_INTERVAL_S:g}s; {ENV}=tmpfs for a hard cap")
     if mode == "engine":
         return (f"engine ({driver} --storage-opt size=); workdirs are the image's own "
-                "copy-on-write files")
+                "copy-on-write files, the root is not mounted read-only")
     if mode == "watch":
         return (f"watched (the {driver} storage cannot cap a container's layer): workdirs are the "
-                "image's own copy-on-write files, no file may pass the cap, and a sandbox whose "
-                f"layer passes it is killed within {WATCH_INTERVAL_S:g}s; {ENV}=tmpfs for a hard cap")
+                "image's own copy-on-write files, the root is not mounted read-only, no file may "
+                f"pass the cap, and a sandbox whose layer passes it is killed within "
+                f"{WATCH_INTERVAL_S:g}s; {ENV}=tmpfs for a hard cap")
     return (f"tmpfs copies ({ENV}=tmpfs): each open copies the workdir, so large repositories "
             "open slowly: see tasks/README.md")
 

@@ -1,16 +1,19 @@
 """Opening Docker sandboxes: one locked-down container per use.
 
-Where the engine caps a container's own layer (see `_disk`), the workdir is the image's files,
-copy-on-write, and nothing is copied; elsewhere the root is read-only and the workdir is copied
-into a size-capped tmpfs. PID 1 runs as a uid of its own and exits at the sandbox's deadline, so
+The workdir is the image's own files, copy-on-write, and nothing is copied: an overlay over the
+image's layers under a read-only root where the engine allows it, else the container's own layer
+(see `_disk` for the modes and their caps); `EVAL_SANDBOX_DISK=tmpfs` copies it into a capped
+tmpfs under a read-only root instead. PID 1 runs as a uid of its own and exits at the sandbox's deadline, so
 the sandbox user cannot kill it and an orphan whose harness was SIGKILLed still ends.
 """
 
 from __future__ import annotations
 
+import secrets
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -19,12 +22,14 @@ import docker.errors
 import requests
 
 from evaluator.errors import BadInputError, SandboxError
+from evaluator.sandbox import _overlay as overlay
 from evaluator.sandbox import _registry
 from evaluator.sandbox._accounts import Account, resolve_account
 from evaluator.sandbox._client import docker_client, sandbox_error
 from evaluator.sandbox._disk import DiskMode, disk_mode, layer_size
 from evaluator.sandbox._docker import DockerSandbox
 from evaluator.sandbox._leftovers import cleanup_leftovers, managed_labels
+from evaluator.sandbox._overlay import Overlay
 from evaluator.sandbox._types import SandboxLimits
 
 _ERRORS = (docker.errors.DockerException, requests.RequestException, ConnectionError)
@@ -68,9 +73,13 @@ class DockerSandboxes:
         image_id, image_size = self._image(image)
         mode = disk_mode(client, image_id)
         labels = managed_labels(purpose, limits.sandbox_timeout_s + _LABEL_MARGIN_S)
+        workdir_overlay: Overlay | None = None
         try:
             account = resolve_account(client, image_id, user, labels, workdir)
-            copy_up = mode == "tmpfs" or not account.has_workdir
+            if mode == "overlay" and account.has_workdir:
+                workdir_overlay = _open_overlay(client, image_id, workdir, labels)
+            copy_up = mode == "tmpfs" or not account.has_workdir or (
+                mode == "overlay" and workdir_overlay is None)
             keeper = next(u for u in _KEEPER_UIDS if u != account.uid)
             container = client.containers.create(
                 image_id,
@@ -87,18 +96,23 @@ class DockerSandboxes:
                 memswap_limit=f"{limits.memory_mb}m",
                 nano_cpus=int(limits.cpus * 1e9),
                 tmpfs=_tmpfs(limits, account, workdir, with_workdir=copy_up),
+                mounts=_mounts(workdir_overlay, workdir),
                 labels=labels,
                 **_disk_options(mode, image_size, limits),
             )
-        except _ERRORS as e:
-            raise sandbox_error(f"creating a sandbox from {image}", e) from e
+        except BaseException as e:
+            if workdir_overlay is not None:
+                overlay.remove(client, workdir_overlay.volume)
+            if isinstance(e, _ERRORS):
+                raise sandbox_error(f"creating a sandbox from {image}", e) from e
+            raise
         sandbox = DockerSandbox(
-            client, container, limits, user=user, workdir=workdir, on_close=_registry.unregister,
-            watch_disk=mode == "watch",
+            client, container, limits, user=user, workdir=workdir,
+            on_close=_closer(client, workdir_overlay), disk_used=_measure(mode, workdir_overlay),
         )
         _registry.register(sandbox)
         try:
-            _start(sandbox, container, workdir, copy=copy_up and mode == "tmpfs")
+            _start(sandbox, container, workdir, copy=copy_up and account.has_workdir)
         except BaseException:
             sandbox.close()
             raise
@@ -133,12 +147,51 @@ class DockerSandboxes:
             raise sandbox_error(f"looking up image {image}", e) from e
 
 
+def _open_overlay(client: Any, image_id: str, workdir: str,
+                  labels: dict[str, str]) -> Overlay | None:
+    lowers = overlay.workdir_layers(client, image_id, workdir)
+    if lowers is None:
+        return None  # reached through a symlink: copied instead, under the same read-only root
+    return overlay.create(client, image_id, lowers, f"evaluator-{secrets.token_hex(8)}", labels)
+
+
+def _mounts(workdir_overlay: Overlay | None, workdir: str) -> list[docker.types.Mount]:
+    if workdir_overlay is None:
+        return []
+    # no_copy: the engine would otherwise copy the image's workdir into an empty-looking volume.
+    return [docker.types.Mount(workdir, workdir_overlay.volume, type="volume", no_copy=True)]
+
+
+def _closer(client: Any, workdir_overlay: Overlay | None) -> Callable[[DockerSandbox], None]:
+    if workdir_overlay is None:
+        return _registry.unregister
+
+    def closed(sandbox: DockerSandbox) -> None:  # on the removal thread, once the container is gone
+        _registry.unregister(sandbox)
+        overlay.remove(client, workdir_overlay.volume)
+
+    return closed
+
+
+def _measure(mode: DiskMode,
+             workdir_overlay: Overlay | None) -> Callable[[DockerSandbox], int | None] | None:
+    if mode == "watch":
+        return DockerSandbox.layer_bytes
+    if workdir_overlay is not None:
+        upper = workdir_overlay.upper
+        return lambda _sandbox: overlay.used_bytes(upper)
+    return None
+
+
 def _disk_options(mode: DiskMode, image_size: int, limits: SandboxLimits) -> dict[str, Any]:
+    cap = limits.disk_mb << 20
+    fsize = [docker.types.Ulimit(name="fsize", soft=cap, hard=cap)]
     if mode == "engine":
         return {"read_only": False, "storage_opt": {"size": layer_size(image_size, limits.disk_mb)}}
     if mode == "watch":
-        cap = limits.disk_mb << 20
-        return {"read_only": False, "ulimits": [docker.types.Ulimit(name="fsize", soft=cap, hard=cap)]}
+        return {"read_only": False, "ulimits": fsize}
+    if mode == "overlay":
+        return {"read_only": True, "ulimits": fsize}
     return {"read_only": True}
 
 
@@ -166,7 +219,7 @@ def _start(
     sandbox: DockerSandbox, container: docker.models.containers.Container, workdir: str,
     *, copy: bool,
 ) -> None:
-    """Start the container; in tmpfs mode fill the (empty) workdir tmpfs with the image's."""
+    """Start the container; with `copy`, fill the (empty) workdir tmpfs with the image's."""
     started = time.monotonic()
     spool = tempfile.SpooledTemporaryFile(max_size=64 << 20) if copy else None
     try:
@@ -174,7 +227,8 @@ def _start(
             # Read in full before start: the engine holds the container while it streams the
             # archive, so starting it with the stream unread deadlocks once the socket fills.
             try:
-                chunks, _stat = container.get_archive(workdir)
+                # `/.`: the folder's contents, through a symlink if the workdir is one.
+                chunks, _stat = container.get_archive(workdir.rstrip("/") + "/.")
                 for chunk in chunks:
                     spool.write(chunk)
             except docker.errors.NotFound:

@@ -1,4 +1,5 @@
-"""Finding and removing containers that a dead or overdue harness process left behind.
+"""Finding and removing containers (and their workdir volumes) that a dead or overdue harness
+process left behind.
 
 An owner is named by where its pid means something: the kernel's boot id (one per machine and
 boot) and the inode of its PID namespace, then the pid and its start time. Two harnesses that
@@ -18,6 +19,7 @@ import docker
 import docker.errors
 import requests
 
+from evaluator.sandbox import _overlay as overlay
 from evaluator.sandbox._client import docker_client, sandbox_error
 
 MANAGED = "evaluator.managed"
@@ -77,7 +79,24 @@ def cleanup_leftovers(client: docker.DockerClient | None = None) -> int:
             print(
                 f"evaluator: could not remove leftover {container['Id'][:12]}: {e}", file=sys.stderr
             )
+    _cleanup_volumes(client)
     return removed
+
+
+def _cleanup_volumes(client: docker.DockerClient) -> None:
+    """Remove overlay workdir volumes (see `_overlay`) whose owner is gone or overdue."""
+    try:
+        listed = client.api.volumes(filters={"label": f"{MANAGED}=1"}).get("Volumes") or []
+    except (docker.errors.DockerException, requests.RequestException) as e:
+        raise sandbox_error("listing leftover sandbox volumes", e) from e
+    names = {v["Name"] for v in listed}
+    for volume in listed:
+        name = volume["Name"]
+        if not _abandoned(volume.get("Labels") or {}):
+            continue
+        if name.endswith("-up") and name.removesuffix("-up") in names:
+            continue  # removed with its overlay, never before it: the overlay may be mounted
+        overlay.remove(client, name.removesuffix("-up"))
 
 
 def _abandoned(labels: dict[str, str]) -> bool:

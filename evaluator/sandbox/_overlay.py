@@ -1,0 +1,183 @@
+"""A copy-on-write workdir for a read-only root: an overlay volume over the image's own layers.
+
+The container's root stays mounted read-only; its workdir is an overlay mount (Docker's `local`
+volume driver, `type=overlay`) whose lower layers are the workdir folders inside the image's own
+overlay2 layer folders, and whose upper layer is a fresh volume of its own. Nothing is copied,
+so a sandbox opens at the same cost whatever the repository's size, and whatever the sandbox
+writes there lands in the upper folder, which the harness measures to enforce `disk_mb`.
+
+It needs what the engine's layers are made of: the overlay2 driver, and those folders readable
+by this process (the engine on this machine, the harness as root). Elsewhere `_disk` picks
+another mode and says so.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import threading
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+import docker.errors
+import requests
+
+from evaluator.errors import SandboxError
+
+_ERRORS = (docker.errors.DockerException, requests.RequestException, ConnectionError)
+_OPAQUE = ("trusted.overlay.opaque", "user.overlay.opaque")
+# mount(2) takes at most a page of options; overlay2's short layer links keep well inside it.
+_MAX_OPTIONS = 4000
+
+_layers: dict[tuple[str, str], tuple[str, ...] | None] = {}
+_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class Overlay:
+    """The two volumes behind one sandbox's workdir; `upper` is a path on the engine's host."""
+
+    volume: str
+    upper_volume: str
+    upper: str
+
+
+def usable(client: Any, image_id: str) -> str:
+    """Why this engine's workdirs cannot be overlays here, or "" when they can."""
+    try:
+        graph = client.api.inspect_image(image_id).get("GraphDriver") or {}
+    except _ERRORS as e:
+        raise SandboxError(f"inspecting image {image_id[:19]}: {e}") from e
+    if graph.get("Name") != "overlay2":
+        return f"the engine's storage is {graph.get('Name')}, not overlay2"
+    upper = (graph.get("Data") or {}).get("UpperDir", "")
+    if not upper or not os.path.isdir(upper):
+        return "the engine's layer folders are not on this machine (a remote engine?)"
+    if os.geteuid() != 0:
+        return "the harness is not root, so it cannot read the engine's layer folders"
+    return ""
+
+
+def workdir_layers(client: Any, image_id: str, workdir: str) -> tuple[str, ...] | None:
+    """The image's layer folders that hold `workdir`, topmost first, as overlay lower dirs;
+    None when the workdir is reached through a symlink or a non-folder (not overlaid)."""
+    with _lock:
+        if (image_id, workdir) in _layers:
+            return _layers[(image_id, workdir)]
+    try:
+        data = (client.api.inspect_image(image_id).get("GraphDriver") or {}).get("Data") or {}
+    except _ERRORS as e:
+        raise SandboxError(f"inspecting image {image_id[:19]}: {e}") from e
+    stack = [data["UpperDir"], *filter(None, (data.get("LowerDir") or "").split(":"))]
+    parts = PurePosixPath(workdir).parts[1:]
+    found: list[str] = []
+    for diff in stack:
+        holds, hides = _look(Path(diff), parts)
+        if holds:
+            found.append(_short(Path(diff)) + "/" + "/".join(parts))
+        # holds None: a file or symlink there, hidden only if a layer above has the folder
+        if hides or holds is None:
+            break
+    result = tuple(found) if found else None
+    with _lock:
+        _layers[(image_id, workdir)] = result
+    return result
+
+
+def create(client: Any, image_id: str, lowers: tuple[str, ...], name: str,
+           labels: dict[str, str]) -> Overlay:
+    """Make the upper volume (owned like the image's workdir) and the overlay volume over it."""
+    upper_volume = f"{name}-up"
+    try:
+        made = client.api.create_volume(upper_volume, driver="local", labels=labels)
+        base = Path(made["Mountpoint"])
+        upper, work = base / "upper", base / "work"
+        upper.mkdir()
+        work.mkdir()
+        # The merged root takes the upper folder's owner and mode: the image's, not root's 755.
+        top = os.stat(lowers[0])
+        os.chown(upper, top.st_uid, top.st_gid)
+        os.chmod(upper, stat.S_IMODE(top.st_mode))
+        options = f"lowerdir={':'.join(lowers)},upperdir={upper},workdir={work}"
+        if len(options) > _MAX_OPTIONS:
+            raise SandboxError(f"image {image_id[:19]} has too many layers ({len(lowers)}) for "
+                               "one overlay mount; squash it, or set EVAL_SANDBOX_DISK=tmpfs")
+        client.api.create_volume(name, driver="local", labels=labels,
+                                 driver_opts={"type": "overlay", "device": "overlay",
+                                              "o": options})
+    except (*_ERRORS, OSError) as e:
+        remove(client, name)
+        if isinstance(e, SandboxError):
+            raise
+        raise SandboxError(f"preparing the overlay workdir {name}: {e}") from e
+    return Overlay(name, upper_volume, str(upper))
+
+
+def remove(client: Any, name: str) -> None:
+    """Remove both volumes of `name` (the overlay first: the upper must outlive its mount)."""
+    for volume in (name, f"{name}-up"):
+        try:
+            client.api.remove_volume(volume)
+        except docker.errors.NotFound:
+            continue
+        except _ERRORS:
+            return  # still mounted, or a busy engine: leftover cleanup takes it later
+
+
+def used_bytes(path: str) -> int:
+    """What the sandbox wrote to its workdir: the upper folder's allocated blocks."""
+    total, stack = 0, [path]
+    while stack:
+        try:
+            with os.scandir(stack.pop()) as entries:
+                for entry in entries:
+                    try:
+                        st = entry.stat(follow_symlinks=False)
+                    except OSError:
+                        continue
+                    total += st.st_blocks * 512
+                    if stat.S_ISDIR(st.st_mode):
+                        stack.append(entry.path)
+        except OSError:
+            continue  # removed while we walked
+    return total
+
+
+def _look(diff: Path, parts: tuple[str, ...]) -> tuple[bool | None, bool]:
+    """(does this layer hold the workdir folder, does it hide the layers below at that path);
+    holds is None when a component is a symlink or a file: the path leaves the folder tree."""
+    here = diff
+    for i, part in enumerate(parts):
+        here = here / part
+        try:
+            st = here.lstat()
+        except FileNotFoundError:
+            return False, False
+        if stat.S_ISCHR(st.st_mode) and st.st_rdev == 0:  # a whiteout: deleted in this layer
+            return False, True
+        if not stat.S_ISDIR(st.st_mode):
+            return None, True
+        if _opaque(here):
+            return i == len(parts) - 1, True
+    return True, False
+
+
+def _opaque(path: Path) -> bool:
+    for name in _OPAQUE:
+        try:
+            if os.getxattr(path, name, follow_symlinks=False) == b"y":
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def _short(diff: Path) -> str:
+    """overlay2's short link to a layer (`l/<id>`), which keeps the mount options short."""
+    try:
+        link = (diff.parent / "link").read_text().strip()
+    except OSError:
+        return str(diff)
+    short = diff.parent.parent / "l" / link
+    return str(short) if link and short.is_symlink() else str(diff)

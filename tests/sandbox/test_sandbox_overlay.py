@@ -1,0 +1,103 @@
+"""The default disk mode on this machine's overlay2 engine: a read-only root for every user, and a
+workdir that is an overlay on the image's own layers (deletions, replaced folders and later
+edits as the image has them), cleaned up with its container."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import docker
+import pytest
+
+from evaluator.sandbox import DockerSandboxes, SandboxLimits
+from evaluator.sandbox._disk import disk_mode
+from evaluator.sandbox._leftovers import owner_label
+from evaluator.sandbox._removal import drain
+
+pytestmark = pytest.mark.docker
+
+# Each RUN is a layer: the workdir is edited, emptied of a file and has a folder replaced above
+# the layer that made it, so the overlay must read the layers as the engine does.
+_LAYERS = """FROM {base}
+USER root
+RUN mkdir -p /testbed/gone /testbed/keep /srv/real && echo v1 > /testbed/file \\
+ && echo a > /testbed/gone/a && echo old > /testbed/keep/old && ln -s /srv/real /linked \\
+ && echo in-link > /srv/real/f && chown -R 1000:1000 /testbed /srv/real
+RUN echo v2 > /testbed/file && rm /testbed/gone/a && rm -rf /testbed/keep \\
+ && mkdir /testbed/keep && echo new > /testbed/keep/new && chown -R 1000:1000 /testbed
+USER 1000:1000
+"""
+
+
+@pytest.fixture(scope="module")
+def layered(base_image: str, docker_client: docker.DockerClient) -> str:
+    with tempfile.TemporaryDirectory() as ctx:
+        (Path(ctx) / "Dockerfile").write_text(_LAYERS.format(base=base_image))
+        out = subprocess.run(["docker", "build", "-q", "--network", "none", ctx], check=True,
+                             capture_output=True, text=True,
+                             env={**os.environ, "DOCKER_BUILDKIT": "0"})
+    return out.stdout.strip()
+
+
+def test_this_engine_gets_overlay_workdirs(docker_client: docker.DockerClient,
+                                           base_image: str) -> None:
+    if os.environ.get("EVAL_SANDBOX_DISK"):
+        pytest.skip("a disk mode is forced")
+    assert disk_mode(docker_client, base_image) == "overlay"
+
+
+def test_root_is_read_only_even_for_root(sandboxes: DockerSandboxes, base_image: str) -> None:
+    with sandboxes.open(base_image, SandboxLimits(), user="root", purpose="test") as sb:
+        out = sb.exec("touch /etc/x /usr/x /x; echo ok > /testbed/ok && cat /testbed/ok; "
+                      "echo t > /tmp/t && cat /tmp/t").output
+    assert out.count("Read-only file system") == 3, out
+    assert out.endswith("ok\nt\n"), out
+
+
+def test_workdir_reads_the_layers_as_the_engine_does(sandboxes: DockerSandboxes,
+                                                     layered: str) -> None:
+    with sandboxes.open(layered, SandboxLimits(), purpose="test") as sb:
+        out = sb.exec("cat file; ls gone | wc -l; ls keep; stat -c '%u %a' .; "
+                      "echo edit >> file && cat file | tail -1").output
+    assert out == "v2\n0\nnew\n1000 755\nedit\n", out
+
+
+def test_a_workdir_behind_a_symlink_is_copied_under_a_read_only_root(
+    sandboxes: DockerSandboxes, layered: str
+) -> None:
+    with sandboxes.open(layered, SandboxLimits(), workdir="/linked", purpose="test") as sb:
+        out = sb.exec("cat f; echo w > g && cat g; touch /etc/x").output
+    assert out.startswith("in-link\nw\n") and "Read-only file system" in out, out
+
+
+def test_volumes_go_with_their_sandbox(sandboxes: DockerSandboxes, layered: str,
+                                       docker_client: docker.DockerClient) -> None:
+    if disk_mode(docker_client, layered) != "overlay":
+        pytest.skip("a disk mode without overlay workdirs is forced")
+    mine = {"label": f"evaluator.owner={owner_label()}"}
+    before = {v["Name"] for v in docker_client.api.volumes(filters=mine)["Volumes"] or []}
+    with sandboxes.open(layered, SandboxLimits(), purpose="test") as sb:
+        sb.exec("echo x > /testbed/x")
+        during = {v["Name"] for v in docker_client.api.volumes(filters=mine)["Volumes"] or []}
+    assert len(during - before) == 2  # the overlay and its upper folder
+    assert drain()
+    after = {v["Name"] for v in docker_client.api.volumes(filters=mine)["Volumes"] or []}
+    assert not (after & (during - before))
+
+
+def test_leftover_cleanup_takes_a_dead_owners_volumes(
+    sandboxes: DockerSandboxes, docker_client: docker.DockerClient
+) -> None:
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    labels = {"evaluator.managed": "1", "evaluator.deadline": str(int(time.time()) + 3600),
+              "evaluator.owner": owner_label().rsplit("/", 1)[0] + f"/{dead.pid}"}
+    for name in ("evaluator-leftover-test", "evaluator-leftover-test-up"):
+        docker_client.api.create_volume(name, labels=labels)
+    sandboxes.cleanup_leftovers()
+    names = {v["Name"] for v in docker_client.api.volumes()["Volumes"] or []}
+    assert not names & {"evaluator-leftover-test", "evaluator-leftover-test-up"}
