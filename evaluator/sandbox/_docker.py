@@ -55,7 +55,7 @@ class DockerSandbox:
         user: str,
         workdir: str,
         on_close: Callable[[DockerSandbox], None],
-        watch_disk: bool = False,
+        disk_used: Callable[[DockerSandbox], int | None] | None = None,
     ) -> None:
         self._client = client
         self._container = container
@@ -76,7 +76,9 @@ class DockerSandbox:
         self._watchdog.daemon = True
         self._watchdog.start()
         self._stop_watch = threading.Event()
-        if watch_disk:
+        self._disk_used = disk_used
+        self._disk_full = False
+        if disk_used is not None:
             threading.Thread(target=self._watch_disk, name="sandbox-disk", daemon=True).start()
 
     @property
@@ -111,6 +113,11 @@ class DockerSandbox:
             self._kill(f"an exec outlived its {budget:.0f}s timeout and could not be stopped")
         if exit_code is None:
             exit_code = 137
+        # Also at every exec's end, not only at the watcher's ticks: what an exec wrote past the
+        # cap in less than a tick never reaches the next command (or a patch, or a grade).
+        if self._over_disk():
+            exit_code = 137
+            raw.stdout.feed(f"\n[sandbox killed: {self._dead}]\n".encode())
         elapsed = time.monotonic() - started
         timed_out = (
             raw.overran or self._expired or (exit_code in (124, 137) and elapsed >= budget)
@@ -269,18 +276,30 @@ class DockerSandbox:
         if reason is not None:
             raise SandboxError(f"sandbox {self._container.short_id} is unusable: {reason}")
 
+    def layer_bytes(self) -> int | None:
+        """What the container's own writable layer holds; None while the engine is busy."""
+        try:
+            found = self._client.api.containers(all=True, size=True,
+                                                filters={"id": self.container_id})
+        except _ERRORS:
+            return None
+        return int(found[0].get("SizeRw") or 0) if found else None
+
     def _watch_disk(self) -> None:
-        """Kill the sandbox once its writable layer holds more than disk_mb (watch mode)."""
-        cap = self.limits.disk_mb << 20
+        """Kill the sandbox once what it wrote holds more than disk_mb (overlay, watch modes)."""
         while not self._stop_watch.wait(WATCH_INTERVAL_S):
-            try:
-                found = self._client.api.containers(all=True, size=True,
-                                                    filters={"id": self.container_id})
-            except _ERRORS:
-                continue  # a busy engine: ask again at the next tick
-            if found and (found[0].get("SizeRw") or 0) > cap:
-                self._kill(f"it wrote more than its disk_mb of {self.limits.disk_mb} MiB")
+            if self._over_disk():
                 return
+
+    def _over_disk(self) -> bool:
+        """Kill the sandbox if it holds more than disk_mb; True once it was killed for that."""
+        if self._disk_used is None or self._dead is not None:
+            return self._disk_full
+        if (self._disk_used(self) or 0) <= self.limits.disk_mb << 20:
+            return False  # None (a busy engine) too: asked again at the next tick
+        self._disk_full = True
+        self._kill(f"it wrote more than its disk_mb of {self.limits.disk_mb} MiB")
+        return True
 
     def _expire(self) -> None:
         self._expired = True
