@@ -45,6 +45,8 @@ class NodeAgent:
         self._started: set[str] = set()
         self._announced: dict[str, float] = {}  # ticket -> when queued here, until it starts
         self.pulled = 0
+        self._fetching = 0
+        self.fetch_peak = 0  # the most pulls or loads ever at once on this node
 
     # --- control ----------------------------------------------------------------------------
     def describe(self, images: list[str]) -> dict[str, Any]:
@@ -58,7 +60,8 @@ class NodeAgent:
         return {"node_id": ray.get_runtime_context().get_node_id(), "capacity": self.capacity,
                 "running": running, "queued": queued, "oldest_wait_s": round(oldest, 3),
                 "engine": os.environ.get("DOCKER_HOST", "default"),
-                "ready": self.pool.ready(), "pulled": self.pulled, "versions": local_versions(),
+                "ready": self.pool.ready(), "pulled": self.pulled, "fetch_peak": self.fetch_peak,
+                "versions": local_versions(),
                 "pool": dict(self.pool.stats), "holds": self.holds(images)}
 
     def withdraw(self, ticket: str) -> None:
@@ -72,11 +75,16 @@ class NodeAgent:
 
     def expect(self, ticket: str, image: str, limits: SandboxLimits, user: str, workdir: str,
                purpose: str) -> int:
-        """Queue `ticket` here; returns the free slots there were before it (<= 0: it waits)."""
+        """Queue `ticket` here; returns the free slots there were before it (<= 0: it waits).
+
+        Only work that will wait for a slot is announced to the warm pool: work with a free
+        slot starts at once and opens its own sandbox, and a warm one opened beside it would
+        be thrown away (a container's start and removal, for nothing, on the node's CPUs)."""
         with self._lock:
             free = self.capacity - self._running - len(self._announced)
             self._announced[ticket] = time.time()
-        self.pool.expect(ticket, image, limits, user=user, workdir=workdir, purpose=purpose)
+        if free <= 0:
+            self.pool.expect(ticket, image, limits, user=user, workdir=workdir, purpose=purpose)
         return free
 
     def started(self, ticket: str) -> bool:
@@ -101,7 +109,7 @@ class NodeAgent:
         self._begin(ticket, versions)
         scratch = tempfile.mkdtemp(prefix="evaluator-scratch-")
         try:
-            self._ensure_image(work.image, holders)
+            self.fetch(work.image, holders)
             if not work.agent.dir.is_dir():
                 raise InfraError(f"agent folder {work.agent.dir} is missing on node "
                                  f"{ray.get_runtime_context().get_node_id()[:12]}; every node "
@@ -131,7 +139,7 @@ class NodeAgent:
 
         self._begin(ticket, versions)
         try:
-            self._ensure_image(spec.image, holders)
+            self.fetch(spec.image, holders)
             self.pool.bind(ticket)
             with self._engine_watch():
                 return DockerGrader(self.pool).grade(spec, patch, hidden)
@@ -181,17 +189,27 @@ class NodeAgent:
         except docker.errors.ImageNotFound:
             return False
 
-    def _ensure_image(self, image: str, holders: list[Any]) -> None:
+    def fetch(self, image: str, holders: list[Any]) -> bool:
+        """Make the engine hold `image`; True if this call pulled or loaded it."""
         if self._has(image):
-            return
+            return False
         with self._lock:
             lock = self._image_locks.setdefault(image, threading.Lock())
         with lock:  # one pull or load per image at a time; the others wait and find it
             if self._has(image):
-                return
+                return False
             with self._pulls:
-                self._fetch(image, holders)
-            self.pulled += 1
+                with self._lock:
+                    self._fetching += 1
+                    self.fetch_peak = max(self.fetch_peak, self._fetching)
+                try:
+                    self._fetch(image, holders)
+                finally:
+                    with self._lock:
+                        self._fetching -= 1
+            with self._lock:
+                self.pulled += 1
+            return True
 
     def _fetch(self, image: str, holders: list[Any]) -> None:
         import docker.errors

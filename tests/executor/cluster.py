@@ -39,6 +39,7 @@ class Node:
     temp: Path
     proc: subprocess.Popen[bytes]
     docker_host: str | None = None
+    node_id: str = ""  # Ray's id of the node, once it has joined
 
     def pids(self) -> list[int]:
         """Every live process of this node: its session, and workers that left it (by their
@@ -112,11 +113,15 @@ class Cluster:
         self._wait_nodes(1)
 
     def start_worker(self, name: str, slots: int, docker_host: str | None = None) -> Node:
-        alive = len(self.alive())
+        before = {n["NodeID"] for n in self.alive()}
         node = self._start(name, ["--address", self.gcs, "--resources",
                                   json.dumps({"sandbox": slots})], docker_host)
-        self._wait_nodes(alive + 1)
+        self._wait_nodes(len(before) + 1)
+        node.node_id = next(n["NodeID"] for n in self.alive() if n["NodeID"] not in before)
         return node
+
+    def node(self, name: str) -> Node:
+        return next(n for n in self.nodes if n.name == name)
 
     def alive(self) -> list[dict[str, Any]]:
         """The live nodes, asked as a driver of this process (connected on first use)."""
