@@ -6,6 +6,11 @@ the pool holds nothing for work that is not queued. Each warm sandbox is used on
 longer than `max_idle_s` is closed, and so is one whose work went away. Warm sandboxes are
 opened with `max_idle_s` more lifetime and their clock restarts at use, so work gets exactly
 the deadline a fresh sandbox gives it.
+
+Every warm sandbox holds a permit while it waits. A Ray node's pool is the node's only one, so
+its permits are counted in the process; on one machine each `doit` worker process has a pool of
+its own, and the permits are lock files shared by them all (`Permits`), so `size` bounds the
+machine.
 """
 
 from __future__ import annotations
@@ -14,25 +19,43 @@ import dataclasses
 import threading
 import time
 from collections import Counter
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from evaluator.errors import EvalError
 from evaluator.sandbox import DockerSandbox, DockerSandboxes, SandboxLimits
 
 Spec = tuple[str, SandboxLimits, str, str, str]  # image, limits, user, workdir, purpose
+Release = Callable[[], None]
 # An announcement whose work never started (its driver died) stops counting after this long.
 _EXPECT_TTL_S = 900.0
+
+
+class Permits(Protocol):
+    def try_take(self) -> Release | None:
+        """A permit held until the returned release is called; None when none is free."""
+        ...
+
+
+class _Counted:
+    def __init__(self, size: int) -> None:
+        self._free = threading.BoundedSemaphore(max(size, 1))
+
+    def try_take(self) -> Release | None:
+        return self._free.release if self._free.acquire(blocking=False) else None
 
 
 class WarmPool(DockerSandboxes):
     """DockerSandboxes whose `open` hands out a warm sandbox for the spec when one is ready."""
 
-    def __init__(self, size: int, max_idle_s: float = 30.0, client: Any = None) -> None:
+    def __init__(self, size: int, max_idle_s: float = 30.0, client: Any = None,
+                 permits: Permits | None = None) -> None:
         super().__init__(client)
         self.size, self.max_idle_s = size, max_idle_s
+        self._permits = permits or _Counted(size)
         self._lock = threading.Lock()
         self._expected: dict[str, tuple[Spec, float]] = {}  # ticket -> (spec, when)
-        self._ready: list[tuple[Spec, DockerSandbox, float]] = []
+        self._ready: list[tuple[Spec, DockerSandbox, float, Release]] = []
         self._wake = threading.Event()
         self._bound = threading.local()
         self.stats = Counter[str]()
@@ -64,12 +87,14 @@ class WarmPool(DockerSandboxes):
         spec: Spec = (image, limits, user, workdir, purpose)
         now = time.monotonic()
         with self._lock:
-            found = next((i for i, (s, _, t) in enumerate(self._ready)
+            found = next((i for i, (s, _, t, _) in enumerate(self._ready)
                           if s == spec and now - t < self.max_idle_s), None)
-            warm = self._ready.pop(found)[1] if found is not None else None
+            taken = self._ready.pop(found) if found is not None else None
             # Atomically with the take, or the trimmer could close a sandbox meant for it.
             self._expected.pop(getattr(self._bound, "ticket", None) or "", None)
-        if warm is not None:
+        if taken is not None:
+            warm = taken[1]
+            taken[3]()  # in use now: no longer a warm one
             try:
                 warm.restart_clock(limits)
                 self.stats["warm"] += 1
@@ -83,17 +108,24 @@ class WarmPool(DockerSandboxes):
         with self._lock:
             ready, self._ready = self._ready, []
             self._expected.clear()
-        for _, sb, _ in ready:
+        for _, sb, _, release in ready:
             sb.close()
+            release()
 
     # --- the filler -------------------------------------------------------------------------
     def _fill_loop(self) -> None:
+        starved = False
         while True:
-            self._wake.wait(timeout=min(self.max_idle_s / 2, 5.0))
+            # Out of permits: another process's warm sandbox may be used any moment, look soon.
+            self._wake.wait(timeout=1.0 if starved else min(self.max_idle_s / 2, 5.0))
             self._wake.clear()
             self._trim()
             spec = self._wanted()
             if spec is None:
+                continue
+            release = self._permits.try_take()
+            starved = release is None
+            if release is None:
                 continue
             image, limits, user, workdir, purpose = spec
             longer = dataclasses.replace(limits,
@@ -101,10 +133,11 @@ class WarmPool(DockerSandboxes):
             try:
                 sb = super().open(image, longer, user=user, workdir=workdir, purpose=purpose)
             except EvalError:
+                release()
                 self.stats["fill_failed"] += 1
                 continue  # the work opens its own and reports the cause
             with self._lock:
-                self._ready.append((spec, sb, time.monotonic()))
+                self._ready.append((spec, sb, time.monotonic(), release))
             self.stats["filled"] += 1
             self._wake.set()  # maybe more to fill
 
@@ -117,7 +150,7 @@ class WarmPool(DockerSandboxes):
             if len(self._ready) >= self.size:
                 return None
             need = Counter(s for s, _ in self._expected.values())
-            need.subtract(s for s, _, _ in self._ready)
+            need.subtract(s for s, _, _, _ in self._ready)
             return next((s for s, n in need.items() if n > 0), None)
 
     def _trim(self) -> None:
@@ -126,13 +159,15 @@ class WarmPool(DockerSandboxes):
         with self._lock:
             need = Counter(s for s, _ in self._expected.values())
             keep, drop = [], []
-            for spec, sb, t in self._ready:
+            for entry in self._ready:
+                spec, _, t, _ = entry
                 if now - t < self.max_idle_s and need[spec] > 0:
                     need[spec] -= 1
-                    keep.append((spec, sb, t))
+                    keep.append(entry)
                 else:
-                    drop.append(sb)
+                    drop.append(entry)
             self._ready = keep
-        for sb in drop:
+        for _, sb, _, release in drop:
             self.stats["dropped"] += 1
             sb.close()
+            release()

@@ -100,13 +100,19 @@ def executor(limit: int) -> Any:
     across the processes sharing the store, and model requests per endpoint likewise."""
     from evaluator.executor import LocalExecutor, executor_from_env
 
-    def local() -> LocalExecutor:
+    def local(pool_size: int, max_idle_s: float) -> LocalExecutor:
+        from evaluator.executor import WarmPool
+
         def model_limiter(spec: Any) -> Any:
             return Slots(store().root / "locks", spec.max_in_flight,
                          f"model-{spec.endpoint_key}").acquire
 
+        # The pool of each worker process takes its permits from lock files shared by all, so
+        # the warm sandboxes of the machine are bounded, not those of each process.
+        pool = WarmPool(pool_size, max_idle_s, permits=Slots(store().root / "locks", pool_size,
+                                                             "warm")) if pool_size else None
         return LocalExecutor(sandboxes(), Slots(store().root / "locks", limit).acquire,
-                             model_limiter)
+                             model_limiter, pool)
 
     return _cached(f"executor-{limit}", lambda: executor_from_env(local))
 

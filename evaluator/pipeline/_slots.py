@@ -6,7 +6,7 @@ import fcntl
 import os
 import random
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -24,19 +24,32 @@ class Slots:
         self._paths = [directory / f"{name}-{i}.lock" for i in range(limit)]
 
     @contextmanager
-    def acquire(self, poll_s: float = 0.05) -> Iterator[int]:
-        while True:
-            for i in random.sample(range(len(self._paths)), len(self._paths)):
-                fd = os.open(self._paths[i], os.O_RDWR | os.O_CREAT, 0o644)
-                try:
-                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                except BlockingIOError:
-                    os.close(fd)
-                    continue
-                try:
-                    yield i
-                finally:
-                    fcntl.flock(fd, fcntl.LOCK_UN)
-                    os.close(fd)
-                return
+    def acquire(self, on_wait: Callable[[], None] | None = None,
+                poll_s: float = 0.05) -> Iterator[None]:
+        """Hold a slot; `on_wait` is called once if none is free at first (the caller waits)."""
+        while (release := self.try_take()) is None:
+            if on_wait is not None:
+                on_wait()
+                on_wait = None
             time.sleep(poll_s)
+        try:
+            yield
+        finally:
+            release()
+
+    def try_take(self) -> Callable[[], None] | None:
+        """A free slot, held until the returned release is called; None when all are held."""
+        for i in random.sample(range(len(self._paths)), len(self._paths)):
+            fd = os.open(self._paths[i], os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                continue
+
+            def release(fd: int = fd) -> None:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+                os.close(fd)
+
+            return release
+        return None
