@@ -87,6 +87,8 @@ class Executor(Protocol):
         `on_start` is called once its sandbox work starts (it waited in a queue until then)."""
         ...
 
-    def grader(self) -> Grader:
-        """A grader whose sandboxes this executor runs."""
+    def grader(self, on_lost: Callable[[WorkLost], None] = lambda _: None) -> Grader:
+        """A grader whose sandboxes this executor runs. A grade lost with its node is graded
+        again elsewhere; `on_lost` is told of each such loss (to record it as an infra error),
+        and the last loss is raised like any infrastructure error."""
         ...

@@ -162,8 +162,8 @@ class RayExecutor:
                 break
         on_start()
 
-    def grader(self) -> RayGrader:
-        return RayGrader(self)
+    def grader(self, on_lost: Callable[[WorkLost], None] = lambda _: None) -> RayGrader:
+        return RayGrader(self, on_lost)
 
     def _wait(self, ref: Any, node: str, what: str) -> Any:
         import ray.exceptions as rex
@@ -203,10 +203,12 @@ def _get(ref: Any) -> Any:
 
 class RayGrader:
     """A grader whose sandboxes run on the cluster; a grade lost with its node is graded again
-    on another (grading writes nothing until the driver stores its outcome)."""
+    on another (grading writes nothing until the driver stores its outcome). `on_lost` hears of
+    each loss that is handed on; the last one is raised, as any infra error is."""
 
-    def __init__(self, executor: RayExecutor) -> None:
-        self._ex = executor
+    def __init__(self, executor: RayExecutor,
+                 on_lost: Callable[[WorkLost], None] = lambda _: None) -> None:
+        self._ex, self._on_lost = executor, on_lost
 
     def grade(self, spec: GradeSpec, patch: bytes, hidden: dict[str, bytes]) -> GradeOutcome:
         with _as_infra():
@@ -224,5 +226,5 @@ class RayGrader:
             except WorkLost as e:
                 if attempt + 1 == self._ex.tries:
                     raise
-                print(f"grade of {spec.image[:40]}: {e}")
+                self._on_lost(e)
         raise AssertionError("unreachable")

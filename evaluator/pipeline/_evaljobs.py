@@ -6,7 +6,7 @@ import functools
 import gc
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -168,12 +168,27 @@ def _grade_action(name: str, label: str) -> TaskFailed | None:
     attempt = store.get("attempt", pa.key)
     if attempt is None:
         return None  # quarantined or refused by the budget: nothing to grade
+    lost = lost_grade_recorder(store, pa.grade_key(attempt["patch"]), pa.task.id, pa.agent.name,
+                               label)
     try:
-        grade_attempt(store, ctx.executor(plan.spec.concurrency.sandboxes).grader(), plan, pa,
+        grade_attempt(store, ctx.executor(plan.spec.concurrency.sandboxes).grader(lost), plan, pa,
                       attempt)
     except EvalError as exc:
         print(f"{label}: grading failed, retried next run: {type(exc).__name__}: {exc}")
     return None
+
+
+def lost_grade_recorder(store: Any, key: str, task_id: str, subject: str,
+                        label: str) -> Callable[[WorkLost], None]:
+    """What a grade lost with its node leaves: an infra error beside its key, as a lost attempt
+    does (the grader hands the grade to another node; its last loss is recorded by the caller)."""
+
+    def lost(exc: WorkLost) -> None:
+        store.put_error("grade", key, {"cause": type(exc).__name__, "message": str(exc),
+                                       "task_id": task_id, "subject": subject})
+        print(f"{label}: grade infra error, handed to another node: {exc}")
+
+    return lost
 
 
 def _summary_action(name: str) -> TaskFailed | None:

@@ -12,6 +12,7 @@ from doit.exceptions import TaskFailed
 from evaluator.errors import EvalError, InfraError
 from evaluator.gold import GoldPlan, plan_gold, run_grade, write_verdict
 from evaluator.pipeline import _context as ctx
+from evaluator.pipeline._evaljobs import lost_grade_recorder
 
 
 @functools.cache
@@ -26,8 +27,10 @@ def _grade_action(name: str, task_id: str, subject: str, rep: int) -> TaskFailed
     loaded = ctx.load(name)
     assert loaded.task_set is not None and loaded.lock is not None
     plan = _plans(name)[task_id]
+    key = (plan.gold_keys if subject == "gold" else plan.empty_keys)[rep]
+    lost = lost_grade_recorder(ctx.store(), key, task_id, subject, f"{task_id} {subject} rep {rep}")
     try:
-        grader = ctx.executor(ctx.sandbox_limit()).grader()
+        grader = ctx.executor(ctx.sandbox_limit()).grader(lost)
         rec = run_grade(ctx.store(), grader, loaded.task_set, loaded.lock, plan, subject, rep)
     except InfraError as exc:
         print(f"{task_id} {subject} rep {rep}: infra error, retried next run: {exc}")

@@ -84,7 +84,7 @@ class CountingProxy:
         self.server.shutdown()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def gated(tmp_path_factory: pytest.TempPathFactory, docker_client: Any,
           base_image: str) -> Iterator[tuple[Project, CountingProxy]]:
     """A project (2 tasks, 2 simulated agents) locked and gold-gated locally, and a counting
