@@ -49,6 +49,32 @@ def executed(out: str, prefix: str) -> list[str]:
 
 @pytest.fixture
 def project(tmp_path: Path, docker_client, base_image) -> Project:
+    return _new_project(tmp_path)
+
+
+@pytest.fixture(scope="session")
+def _gated_template(tmp_path_factory: pytest.TempPathFactory, docker_client,
+                    base_image) -> Path:
+    """One project locked and gold-gated per session; `gated` copies it for each test."""
+    template = _new_project(tmp_path_factory.mktemp("gated"))
+    assert template.doit("lock:mini").returncode == 0
+    assert template.doit("-n", "2", "-P", "process", "gold:mini").returncode == 0
+    return template.root
+
+
+@pytest.fixture
+def gated(_gated_template: Path, tmp_path: Path) -> Project:
+    """A locked, gold-gated project of its own (a copy: its store, lock and doit state)."""
+    root = tmp_path / "project"
+    shutil.copytree(_gated_template, root, symlinks=True)
+    project = _new_project(root, files=False)
+    project.eval_config()
+    return project
+
+
+def _new_project(tmp_path: Path, *, files: bool = True) -> Project:
+    if not files:
+        return Project(tmp_path, _env(tmp_path))
     make_set(tmp_path / "tasks", "mini", ("add-bug", "add-bug-two"))
     (tmp_path / "evals").mkdir()
     # Priced like the demo: an agent whose model has no price is refused at plan time.
@@ -60,8 +86,12 @@ def project(tmp_path: Path, docker_client, base_image) -> Project:
         spec.update(name=name)
         spec["model"].update(id=model, max_retries=1)
         (adir / "agent.yaml").write_text(yaml.safe_dump(spec))
+    return Project(tmp_path, _env(tmp_path))
+
+
+def _env(tmp_path: Path) -> dict[str, str]:
     env = {**os.environ, "EVAL_TASKS": str(tmp_path / "tasks"), "EVAL_LOCK_DIR": str(tmp_path / "lock"),
            "EVAL_STORE": str(tmp_path / "store"), "EVAL_EVALS": str(tmp_path / "evals"),
            "EVAL_AGENTS": str(tmp_path / "agents"), "PYTHONPATH": str(REPO)}
     env.pop("EVAL_SIMULATED_URL", None)
-    return Project(tmp_path, env)
+    return env

@@ -15,14 +15,6 @@ from tests.pipeline.conftest import Project, executed
 pytestmark = pytest.mark.docker
 
 
-@pytest.fixture
-def gated(project: Project) -> Project:
-    assert project.doit("lock:mini").returncode == 0
-    assert project.doit("-n", "2", "-P", "process", "gold:mini").returncode == 0
-    project.eval_config()
-    return project
-
-
 def run_eval(p: Project, *extra: str):
     out = p.doit("-n", "2", "-P", "process", *extra, "eval:mini")
     return out, executed(out.stdout, "attempt:"), executed(out.stdout, "evalgrade:")
