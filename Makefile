@@ -4,23 +4,40 @@ PY := $(VENV)/bin/python
 SET ?= demo
 JOBS ?= 4
 
-.PHONY: setup venv docker demo demo-mswea serve test lint bench
+.PHONY: setup setup-run venv venv-run docker docker-run demo demo-mswea serve test lint bench
 
+# Everything the tests use: the dev lock (the harness's own pins and the tools and services of
+# the tests), the engine and the test-only system packages.
 setup: venv docker
+
+# What running the harness needs: `make demo` on a fresh machine waits for nothing else. The
+# dev venv is a superset (the same pins), so one made by `make test` is reused as it is.
+setup-run: venv-run docker-run
 
 venv: $(VENV)/.installed
 
-$(VENV)/.installed: requirements-dev.lock
+venv-run: $(VENV)/.installed-run
+
+$(VENV)/.installed: requirements-dev.lock requirements.lock
 	python3 -m venv $(VENV)
 	$(VENV)/bin/pip install -q --disable-pip-version-check --require-hashes -r requirements-dev.lock
+	$(PY) -c "import os, site; open(os.path.join(site.getsitepackages()[0], 'evaluator-local.pth'), 'w').write(os.getcwd() + '\n')"
+	touch $@ $(VENV)/.installed-run
+
+$(VENV)/.installed-run: requirements.lock
+	python3 -m venv $(VENV)
+	$(VENV)/bin/pip install -q --disable-pip-version-check --require-hashes -r requirements.lock
 	$(PY) -c "import os, site; open(os.path.join(site.getsitepackages()[0], 'evaluator-local.pth'), 'w').write(os.getcwd() + '\n')"
 	touch $@
 
 docker:
+	@.ci/docker-up --tests
+
+docker-run:
 	@.ci/docker-up
 
 # lock -> gold gate -> attempts of the two bundled (simulated) agents -> report.
-demo: setup
+demo: setup-run
 	$(VENV)/bin/doit lock:$(SET)
 	$(VENV)/bin/doit -n $(JOBS) -P process gold:$(SET)
 	$(VENV)/bin/doit -n $(JOBS) -P process eval:$(SET)
@@ -34,7 +51,7 @@ demo-mswea: setup
 	EVAL_EVALS=evals/mini-swe-agent EVAL_REPORTS=reports/out/mini-swe-agent $(VENV)/bin/doit -n $(JOBS) -P process eval:demo
 	EVAL_EVALS=evals/mini-swe-agent EVAL_REPORTS=reports/out/mini-swe-agent $(VENV)/bin/doit report:demo
 
-serve: setup
+serve: setup-run
 	$(PY) -m evaluator serve
 
 lint: venv
