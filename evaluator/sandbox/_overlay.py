@@ -62,9 +62,13 @@ def usable(client: Any, image_id: str) -> str:
 def workdir_layers(client: Any, image_id: str, workdir: str) -> tuple[str, ...] | None:
     """The image's layer folders that hold `workdir`, topmost first, as overlay lower dirs;
     None when the workdir is reached through a symlink or a non-folder (not overlaid)."""
+    # Per engine: another engine on this machine holds the same image ids in other folders, and
+    # a removed and reloaded image gets new ones (checked before a cached answer is used).
+    key = (f"{getattr(client.api, 'base_url', '')} {image_id}", workdir)
     with _lock:
-        if (image_id, workdir) in _layers:
-            return _layers[(image_id, workdir)]
+        cached = _layers.get(key, ())
+    if cached is None or (cached and all(os.path.isdir(p) for p in cached)):
+        return cached
     try:
         data = (client.api.inspect_image(image_id).get("GraphDriver") or {}).get("Data") or {}
     except _ERRORS as e:
@@ -81,7 +85,7 @@ def workdir_layers(client: Any, image_id: str, workdir: str) -> tuple[str, ...] 
             break
     result = tuple(found) if found else None
     with _lock:
-        _layers[(image_id, workdir)] = result
+        _layers[key] = result
     return result
 
 

@@ -101,3 +101,15 @@ def test_leftover_cleanup_takes_a_dead_owners_volumes(
     sandboxes.cleanup_leftovers()
     names = {v["Name"] for v in docker_client.api.volumes()["Volumes"] or []}
     assert not names & {"evaluator-leftover-test", "evaluator-leftover-test-up"}
+
+
+def test_an_image_removed_and_loaded_again_still_opens(sandboxes: DockerSandboxes,
+                                                       layered: str) -> None:
+    with sandboxes.open(layered, SandboxLimits(), purpose="test") as sb:
+        assert sb.exec("cat file").output == "v2\n"
+    assert drain()
+    saved = subprocess.run(["docker", "save", layered], check=True, capture_output=True).stdout
+    subprocess.run(["docker", "rmi", layered], check=True, capture_output=True)
+    subprocess.run(["docker", "load", "-q"], input=saved, check=True, capture_output=True)
+    with sandboxes.open(layered, SandboxLimits(), purpose="test") as sb:
+        assert sb.exec("cat file").output == "v2\n"  # new layer folders, not the cached ones
