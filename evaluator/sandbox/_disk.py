@@ -22,16 +22,20 @@ is an error that says why.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import sys
+import tempfile
 import threading
 import weakref
+from pathlib import Path
 from typing import Any, Literal
 
 import docker.errors
 import requests
 
 from evaluator.errors import BadInputError, SandboxError
+from evaluator.hashing import hash_bytes
 from evaluator.sandbox import _overlay as overlay
 
 DiskMode = Literal["overlay", "engine", "watch", "tmpfs"]
@@ -68,9 +72,25 @@ def disk_mode(client: Any, image_id: str) -> DiskMode:
         first = engine not in _modes
         _modes[engine] = mode
         _by_client[client] = mode
-    if first:
+    if first and _first_of_its_run(engine):
         print(f"evaluator: sandbox disk cap: {describe(mode, driver)}", file=sys.stderr)
     return mode
+
+
+def _first_of_its_run(engine: str) -> bool:
+    """False in a worker process (`doit -P process`) whose siblings already said it: one line
+    per run, not one per worker."""
+    parent = multiprocessing.parent_process()
+    if parent is None:
+        return True
+    marker = Path(tempfile.gettempdir()) / f"evaluator-disk-{hash_bytes(engine.encode())[:12]}-{parent.pid}"
+    try:
+        marker.touch(exist_ok=False)
+    except FileExistsError:
+        return False
+    except OSError:
+        return True
+    return True
 
 
 def _choose(client: Any, image_id: str, forced: str, driver: str) -> DiskMode:
