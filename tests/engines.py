@@ -70,7 +70,11 @@ class Engine:
 
     def stop(self) -> None:
         if self.proc.poll() is None:
-            # Containers of a killed test may still run; dockerd stops them on SIGTERM.
+            # Containers a killed node left still run: remove them first, or dockerd waits out
+            # their stop timeout on SIGTERM (10 s of CI time).
+            ids = self.docker("ps", "-aq", check=False, timeout=30).split()
+            if ids:
+                self.docker("rm", "-f", *ids, check=False, timeout=60)
             self.proc.send_signal(signal.SIGTERM)
             try:
                 self.proc.wait(timeout=60)

@@ -111,14 +111,22 @@ class Cluster:
                              "--ray-client-server-port", str(self.client_port),
                              "--resources", json.dumps({"head": 1})])
         self._wait_nodes(1)
+        self.nodes[0].node_id = self.alive()[0]["NodeID"]
 
     def start_worker(self, name: str, slots: int, docker_host: str | None = None) -> Node:
-        before = {n["NodeID"] for n in self.alive()}
-        node = self._start(name, ["--address", self.gcs, "--resources",
-                                  json.dumps({"sandbox": slots})], docker_host)
-        self._wait_nodes(len(before) + 1)
-        node.node_id = next(n["NodeID"] for n in self.alive() if n["NodeID"] not in before)
-        return node
+        return self.start_workers((name, slots, docker_host))[0]
+
+    def start_workers(self, *specs: tuple[str, int, str | None]) -> list[Node]:
+        """Worker nodes (name, sandbox slots, DOCKER_HOST), started at once."""
+        alive = len(self.alive())
+        nodes = [self._start(name, ["--address", self.gcs, "--resources",
+                                    json.dumps({"sandbox": slots})], host)
+                 for name, slots, host in specs]
+        self._wait_nodes(alive + len(nodes))
+        for node in nodes:  # a node's sockets live in its own temporary directory
+            node.node_id = next(n["NodeID"] for n in self.alive()
+                                if n["RayletSocketName"].startswith(f"{node.temp}/"))
+        return nodes
 
     def node(self, name: str) -> Node:
         return next(n for n in self.nodes if n.name == name)
@@ -140,7 +148,7 @@ class Cluster:
                 break
             if len(self.alive()) >= count:
                 return
-            time.sleep(1)
+            time.sleep(0.3)
         logs = "\n".join(n.temp.with_suffix(".log").read_text(errors="replace")[-1500:]
                          for n in self.nodes)
         raise RuntimeError(f"the Ray cluster did not reach {count} live node(s): {logs}")
@@ -149,13 +157,14 @@ class Cluster:
         import ray
 
         ray.shutdown()
-        for node in reversed(self.nodes):
-            node.kill(signal.SIGTERM, wait_s=0)
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline and any(n.pids() for n in self.nodes):
-            time.sleep(0.5)
+        # Straight to SIGKILL: a throwaway cluster keeps nothing worth a graceful stop, which
+        # took CI up to 10 s. Every process of a node names its temporary directory.
         for node in reversed(self.nodes):
             node.kill(signal.SIGKILL)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and any(n.pids() for n in self.nodes):
+            time.sleep(0.2)
+        for node in reversed(self.nodes):
             shutil.rmtree(node.temp, ignore_errors=True)
             node.temp.with_suffix(".log").unlink(missing_ok=True)
 

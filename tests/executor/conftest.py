@@ -34,8 +34,7 @@ def cluster(second_engine: Engine, base_image: str) -> Iterator[Cluster]:  # noq
     except (RuntimeError, OSError) as e:
         unavailable(f"cannot start a Ray head: {e}")
     try:
-        c.start_worker("a", 1)
-        c.start_worker("b", 1, second_engine.host)
+        c.start_workers(("a", 1, None), ("b", 1, second_engine.host))
     except (RuntimeError, OSError) as e:
         c.stop()
         unavailable(f"cannot start Ray worker nodes: {e}")

@@ -86,8 +86,8 @@ def test_a_killed_nodes_grade_is_recorded_and_regraded_and_its_permits_come_back
 
     grader = threading.Thread(target=grade)
     try:
-        _wait(lambda: ray.get(bound.stats.remote())["held"] == 1)
         grader.start()
+        _wait(lambda: ray.get(bound.stats.remote())["held"] == 1)
         _wait(lambda: ray.get(agents[victim.node_id].describe.remote([]))["running"] == 1)
         victim.kill()
         me = ray.get_runtime_context().get_node_id()

@@ -1,5 +1,8 @@
 """Placement on the real cluster: a node holding the image first, then one with a free slot."""
 
+import subprocess
+import sys
+
 import pytest
 
 from evaluator.sandbox import SandboxLimits
@@ -32,3 +35,12 @@ def test_work_prefers_the_holder_then_a_free_node(cluster: Cluster, second_engin
     finally:
         for ticket, agent, _, _ in placed:
             ray.get(agent.withdraw.remote(ticket))
+
+
+def test_a_driver_anywhere_reaches_the_nodes_through_ray_client(cluster: Cluster) -> None:
+    # EVAL_EXECUTOR=ray://HOST:PORT: a process that is not a node of the cluster.
+    code = ("from evaluator.executor import executor_from_env as f; "
+            "print(sorted(d['capacity'] for d in f(lambda *a: None).describe()))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={**cluster.env(), "EVAL_EXECUTOR": cluster.address}, timeout=120)
+    assert out.returncode == 0 and out.stdout.split("\n")[-2] == "[1, 1]", out.stderr[-2000:]
