@@ -58,8 +58,12 @@ lint: venv
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 
+# Two workers: most test time waits on containers and servers. A file's tests, and all the Ray
+# cluster's, keep to one worker (tests/conftest.py).
+TEST_JOBS ?= 2
+
 test: setup lint
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_JOBS) --dist loadgroup
 
 bench: setup
 	$(PY) benchmarks/bench_noop.py
