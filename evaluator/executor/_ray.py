@@ -87,8 +87,9 @@ class RayExecutor:
         return list(ray.get([a.describe.remote([]) for a in self.agents().values()], timeout=60))
 
     def place(self, ticket: str, image: str, limits: Any, user: str, workdir: str,
-              purpose: str) -> tuple[str, Any, list[Any]]:
-        """Queue `ticket` on a node: (node id, agent, the other agents holding the image).
+              purpose: str) -> tuple[str, Any, list[Any], bool]:
+        """Queue `ticket` on a node: (node id, agent, the other agents holding the image, whether
+        it waits there for a slot).
 
         The claim is the node's own count, so two drivers placing at once do not both take a
         node's last slot while another node has one. A node that does not answer within seconds
@@ -119,7 +120,8 @@ class RayExecutor:
             if free_there > 0 or n + 1 == len(ids) or free[ids[n + 1]] <= 0:
                 break
             agents[chosen].withdraw.remote(ticket)  # taken meanwhile: the next one has room
-        return chosen, agents[chosen], [agents[i] for i in infos if holder[i] and i != chosen]
+        return (chosen, agents[chosen], [agents[i] for i in infos if holder[i] and i != chosen],
+                free_there <= 0)
 
     def bound(self, endpoint: str, limit: int) -> Any:
         """The cluster-wide semaphore of one model endpoint (looked up once per process)."""
@@ -137,13 +139,17 @@ class RayExecutor:
     def _run_attempt(self, work: AttemptWork, store: Store,
                      on_start: Callable[[], None]) -> dict[str, Any]:
         ticket = uuid.uuid4().hex
-        node, agent, holders = self.place(ticket, work.image, work.limits, work.task.spec.user,
-                                          work.task.spec.workdir, "attempt")
+        node, agent, holders, waits = self.place(ticket, work.image, work.limits,
+                                                 work.task.spec.user, work.task.spec.workdir,
+                                                 "attempt")
         spec = work.model
         ref = agent.run_attempt.remote(
             ticket, work, local_versions(), self.bound(spec.endpoint_key, spec.max_in_flight),
             spec.timeout_s * 4 + 60, holders)
-        self._started(ref, agent, ticket, on_start)
+        if waits:
+            self._started(ref, agent, ticket, on_start)
+        else:
+            on_start()  # it had a slot: it starts now, no need to ask the node every half second
         record, blobs = self._wait(ref, node, "attempt")
         for digest, data in blobs.items():
             if store.put_blob(data) != digest:
@@ -217,8 +223,8 @@ class RayGrader:
     def _grade(self, spec: GradeSpec, patch: bytes, hidden: dict[str, bytes]) -> GradeOutcome:
         for attempt in range(self._ex.tries):
             ticket = uuid.uuid4().hex
-            node, agent, holders = self._ex.place(ticket, spec.image, spec.limits, spec.user,
-                                                  spec.workdir, "grade")
+            node, agent, holders, _ = self._ex.place(ticket, spec.image, spec.limits, spec.user,
+                                                     spec.workdir, "grade")
             ref = agent.grade.remote(ticket, spec, patch, hidden, local_versions(), holders)
             try:
                 outcome: GradeOutcome = self._ex._wait(ref, node, "grade")

@@ -24,8 +24,9 @@ def test_work_prefers_the_holder_then_a_free_node(cluster: Cluster, second_engin
     placed = []
     try:
         for ticket in ("t-first", "t-second"):
-            _, agent, holders = ex.place(ticket, base_image, SandboxLimits(), "1000:1000",
-                                         "/tmp", "attempt")
+            _, agent, holders, waits = ex.place(ticket, base_image, SandboxLimits(),
+                                                "1000:1000", "/tmp", "attempt")
+            assert not waits  # each found a free slot
             placed.append((ticket, agent, ray.get(agent.describe.remote([]))["engine"],
                            len(holders)))
         # One slot each: the holder takes the first, and its claim sends the second to the
