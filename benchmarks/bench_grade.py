@@ -4,7 +4,7 @@
 
 For each size it generates a repository (tests/repos.py: history, an ignored build folder, an
 untracked file), builds an image the way a user would (a Dockerfile that copies the checkout),
-then, interleaved rep by rep on the same task:
+then, interleaved rep by rep on the same task and across the sizes:
 
 - harness: `DockerGrader.grade` (sandbox with every limit, filtered patch, hidden tests, pytest
   with the node-id plugin, JUnit parsed and judged), the container's removal included;
@@ -81,37 +81,41 @@ def main() -> None:
     grader = DockerGrader(sandboxes)
     unhardened = DockerGrader(sandboxes, hardened=False)
     patch, hidden = big_gold().encode(), {k: v.encode() for k, v in BIG_HIDDEN.items()}
-    rows = []
+    specs = {}
     for mb in args.sizes:
         image = build_big_image(f"evaluator-bench/grade:{mb:g}mb", base,
                                 files=max(20, min(int(mb * 200), 40_000)), mb=mb)
         sha = DockerPinResolver(client).commit(image, "/testbed", "main")
-        spec = GradeSpec(task_set="bench", task_id=f"clamp-{mb:g}", image=image, workdir="/testbed",
-                         user="1000:1000", base_commit=sha, test_command=TEST_CMD,
-                         hidden_tests_hash=hash_json(sorted(hidden)),
-                         fail_to_pass=("tests/test_clamp_hidden.py::test_high",),
-                         pass_to_pass=("tests/test_core.py::test_low",), test_files=(),
-                         limits=_LIMITS)
-        times: dict[str, list[float]] = {"harness": [], "minimal": [], "open": [], "unhardened": []}
-        grader.grade(spec, patch, hidden)  # warm: the first open probes the image once
-        for _ in range(args.reps):
+        specs[mb] = GradeSpec(task_set="bench", task_id=f"clamp-{mb:g}", image=image,
+                              workdir="/testbed", user="1000:1000", base_commit=sha,
+                              test_command=TEST_CMD, hidden_tests_hash=hash_json(sorted(hidden)),
+                              fail_to_pass=("tests/test_clamp_hidden.py::test_high",),
+                              pass_to_pass=("tests/test_core.py::test_low",), test_files=(),
+                              limits=_LIMITS)
+        grader.grade(specs[mb], patch, hidden)  # warm: the first open probes the image once
+    times = {mb: {"harness": [], "minimal": [], "open": [], "unhardened": []} for mb in specs}
+    # Rep by rep over every size, so a load that comes and goes falls on all sizes alike.
+    for _ in range(args.reps):
+        for mb, spec in specs.items():
             t = time.perf_counter()
             outcome = grader.grade(spec, patch, hidden)
             drain()
-            times["harness"].append(time.perf_counter() - t)
+            times[mb]["harness"].append(time.perf_counter() - t)
             assert outcome.resolved, outcome
             t = time.perf_counter()
-            assert _minimal(client, image, patch, hidden)
-            times["minimal"].append(time.perf_counter() - t)
+            assert _minimal(client, spec.image, patch, hidden)
+            times[mb]["minimal"].append(time.perf_counter() - t)
             t = time.perf_counter()
             assert unhardened.grade(spec, patch, hidden).resolved
             drain()
-            times["unhardened"].append(time.perf_counter() - t)
+            times[mb]["unhardened"].append(time.perf_counter() - t)
             t = time.perf_counter()
-            sandboxes.open(image, _LIMITS, purpose="bench").close()
+            sandboxes.open(spec.image, _LIMITS, purpose="bench").close()
             drain()
-            times["open"].append(time.perf_counter() - t)
-        med = {k: statistics.median(v) for k, v in times.items()}
+            times[mb]["open"].append(time.perf_counter() - t)
+    rows = []
+    for mb in specs:
+        med = {k: statistics.median(v) for k, v in times[mb].items()}
         rows.append((mb, med))
         print(f"{mb:>7g} MB  harness {med['harness']:.2f}s  minimal {med['minimal']:.2f}s  "
               f"ratio {med['harness'] / med['minimal']:.2f}x  open+close {med['open']:.2f}s  "
