@@ -9,8 +9,9 @@ default), and the same N attempts of one simulated agent on a two-task set run t
   ray x1     one worker node of c sandbox slots, doit -n c
   ray x2     two worker nodes of c slots each (B holds the images already), doit -n 2c
 
-Local and ray x1 alternate `--reps` times (the machine's load drifts); one ray x1 run through
-Ray Client (`ray://`, as a driver off the cluster connects) follows, then ray x2. The Ray runs
+Each of `--reps` rounds runs local, ray x1, then B joins for a ray x2 run and leaves (the
+machine's load drifts, so the runs compared are close in time); the first round adds one ray x1
+run through Ray Client (`ray://`, as a driver off the cluster connects). The other Ray runs
 join by the GCS address (`ray:HOST:PORT`), as a driver on a cluster node does.
 
 What is measured, from the attempt records' start and end and the run's wall clock:
@@ -289,10 +290,11 @@ def _report(local: list[Run], ray1: list[Run], ray2: list[Run]) -> None:
               f"{_median(runs, 'warmup'):9.1f} {_median(runs, 'tail'):7.1f} "
               f"{_median(runs, 'busy'):10.2f} {_median(runs, 'steady'):10.2f}   "
               f"{'':19}" + " ".join(f"{cpu[w]:9.2f}" for w in _WHO))
-    s1, s2 = _median(ray1, "steady"), _median(ray2, "steady")
-    w1, w2 = _median(ray1, "per_min"), _median(ray2, "per_min")
-    print(f"\ntwo engines / one engine, steady state: {s2 / s1:.2f}x (goal >= 1.8x); "
-          f"whole runs, warm-up and drain included: {w2 / w1:.2f}x")
+    steady = [r2.steady / r1.steady for r1, r2 in zip(ray1, ray2, strict=True)]
+    whole = [r2.per_min / r1.per_min for r1, r2 in zip(ray1, ray2, strict=True)]
+    print(f"\ntwo engines / one engine, steady state: {statistics.median(steady):.2f}x "
+          f"(goal >= 1.8x; rounds: {', '.join(f'{x:.2f}x' for x in steady)}); whole runs, "
+          f"warm-up and drain included: {statistics.median(whole):.2f}x")
     pairs = [r.busy / lo.busy - 1 for lo, r in zip(local, ray1, strict=True)]
     walls = [r.wall - lo.wall for lo, r in zip(local, ray1, strict=True)]
     print(f"Ray per-attempt overhead against local (busy time per attempt, steady state): "
@@ -344,20 +346,26 @@ def main() -> None:
         sim.write_text(yaml.safe_dump({"faults": {"latency_ms": args.latency_ms}}))
         endpoint = start_simulated_endpoint(root / "tasks", sim)
         p.env["EVAL_SIMULATED_URL"] = endpoint.base_url
-        cluster.start_worker("a", c)
-        print(f"node agent of A started in {_agents_up(cluster.gcs):.1f}s (once per cluster)")
-        for rep in range(args.reps):
-            local.append(_timed_eval(p, f"local{rep}", c, None))
-            ray1.append(_timed_eval(p, f"ray1-{rep}", c, f"ray:{cluster.gcs}"))
-        client = _timed_eval(p, "client", c, cluster.address)
         images = sorted({r["image"] for r in Store(p.root / "gated", remote=None)
                          .iter_records("grade")})
-        engine.load_from("unix:///var/run/docker.sock", *images)
-        cluster.start_worker("b", c, engine.host)
-        print(f"node agent of B started in {_agents_up(cluster.gcs):.1f}s (once per cluster)")
-        for rep in range(args.reps):
+        engine.load_from("unix:///var/run/docker.sock", *images)  # B holds them, as A does
+        cluster.start_worker("a", c)
+        print(f"node agent of A started in {_agents_up(cluster.gcs):.1f}s (once per cluster)")
+        client = None
+        for rep in range(args.reps):  # B joins for the x2 run and leaves after it, each rep
+            local.append(_timed_eval(p, f"local{rep}", c, None))
+            ray1.append(_timed_eval(p, f"ray1-{rep}", c, f"ray:{cluster.gcs}"))
+            if client is None:
+                client = _timed_eval(p, "client", c, cluster.address)
+            b = cluster.start_worker(f"b{rep}", c, engine.host)
+            print(f"node agent of B started in {_agents_up(cluster.gcs):.1f}s (once per "
+                  "cluster)")
             ray2.append(_timed_eval(p, f"ray2-{rep}", 2 * c, f"ray:{cluster.gcs}"))
+            b.kill()
+            while any(n["NodeID"] == b.node_id for n in cluster.alive()):
+                time.sleep(0.5)
         _report(local, ray1, ray2)
+        assert client is not None
         print(f"Ray Client (EVAL_EXECUTOR=ray://, a driver off the cluster), x1: busy "
               f"{(client.busy / _median(local, 'busy') - 1) * 100:+.1f}% per attempt against local, "
               f"warm-up {client.warmup:.1f}s (ray: {_median(ray1, 'warmup'):.1f}s), whole run "
