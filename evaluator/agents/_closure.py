@@ -20,6 +20,7 @@ from pathlib import Path
 
 from evaluator.errors import BadInputError
 from evaluator.hashing import hash_file
+from evaluator.pysource import parse
 
 
 @dataclass(frozen=True)
@@ -117,7 +118,7 @@ def code_closure(roots: Sequence[str], search_path: Sequence[str]) -> Closure:
         if path.suffix != ".py":
             continue  # an extension module: its bytes are hashed, its imports cannot be read
         try:
-            tree = ast.parse(path.read_bytes(), filename=str(path))
+            tree = parse(path.read_bytes(), filename=str(path))
         except (SyntaxError, ValueError) as exc:
             raise BadInputError(f"{path}: agent code does not parse: {exc}") from None
         is_package = spec.submodule_search_locations is not None
@@ -133,7 +134,7 @@ def defines(module: str, attr: str, search_path: Sequence[str]) -> str | None:
         return f"no module {module!r} on the Python path"
     if not spec.origin.endswith(".py"):
         return None
-    tree = ast.parse(Path(spec.origin).read_bytes(), filename=spec.origin)
+    tree = parse(Path(spec.origin).read_bytes(), filename=spec.origin)
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             bound = [node.name]

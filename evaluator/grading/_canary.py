@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from evaluator.grading._junit import FAILED, PASSED
+from evaluator.pysource import parse
 
 _TEST_GLOBS = ("test_*.py", "*_test.py", "tests.py", "test*.py")
 
@@ -80,7 +81,7 @@ class Canaries:
         if self.style != "pytest":
             return text + self.source(i)
         try:
-            body = ast.parse(text).body
+            body = parse(text).body
         except (SyntaxError, ValueError):
             return text + self.source(i)
         last_import = max((i for i, st in enumerate(body)

@@ -4,9 +4,10 @@ its own is offered line by line)."""
 
 from __future__ import annotations
 
-import ast
 import re
 import textwrap
+
+from evaluator.pysource import parse
 
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 
@@ -56,7 +57,7 @@ def _blocks(start: int, lines: list[str]) -> list[tuple[int, str]]:
     source = "\n".join(lines) + "\n"
     for text in (source, textwrap.dedent(source)):
         try:
-            ast.parse(text)
+            parse(text)
             return [(start, text)]
         except (SyntaxError, ValueError):
             continue

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from evaluator.grading import is_protected
 from evaluator.policy._added import added_python
+from evaluator.pysource import parse
 
 RUNNER_INTERNALS = "imports_runner_internals"
 COMPUTED_NAME = "computed_attribute_or_import"
@@ -74,7 +75,7 @@ def scan_patch(patch: bytes) -> list[Finding]:
 def _parse(source: str) -> ast.AST | None:
     for text in (source, textwrap.dedent(source)):
         try:
-            return ast.parse(text)
+            return parse(text)
         except (SyntaxError, ValueError):
             continue
     return None
