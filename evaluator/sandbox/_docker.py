@@ -295,7 +295,10 @@ class DockerSandbox:
         """Kill the sandbox if it holds more than disk_mb; True once it was killed for that."""
         if self._disk_used is None or self._dead is not None:
             return self._disk_full
-        if (self._disk_used(self) or 0) <= self.limits.disk_mb << 20:
+        cap = self.limits.disk_mb << 20
+        # Room for the file system's own blocks (extent trees, folders): one file stopped at the
+        # file-size limit, itself exactly disk_mb, must leave the sandbox usable.
+        if (self._disk_used(self) or 0) <= cap + cap // 64 + (1 << 20):
             return False  # None (a busy engine) too: asked again at the next tick
         self._disk_full = True
         self._kill(f"it wrote more than its disk_mb of {self.limits.disk_mb} MiB")
