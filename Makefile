@@ -58,12 +58,14 @@ lint: venv
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 
-# Two workers: most test time waits on containers and servers. A file's tests, and all the Ray
-# cluster's, keep to one worker (tests/conftest.py).
+# Two workers: most test time waits on containers and servers. A file's tests keep to one
+# worker, so its module fixtures are made once (a worker that reaches the Ray executor's tests
+# starts its own cluster; xdist's loadgroup, which could share one, ignores its groups under
+# pytest 9).
 TEST_JOBS ?= 2
 
 test: setup lint
-	$(PY) -m pytest -n $(TEST_JOBS) --dist loadgroup
+	$(PY) -m pytest -n $(TEST_JOBS) --dist loadfile
 
 bench: setup
 	$(PY) benchmarks/bench_noop.py

@@ -20,17 +20,6 @@ from tests.helpers import unavailable
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "docker: needs a running Docker engine (real containers)")
-    config.addinivalue_line("markers", "xdist_group(name): tests that share one xdist worker")
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    # Under `-n N --dist loadgroup`: a file's tests share a worker (its module fixtures are made
-    # once), and so do the Ray executor's (one cluster and one second engine, not one per worker).
-    for item in items:
-        parts = item.nodeid.split("::")[0].split("/")
-        group = "cluster" if parts[:2] == ["tests", "executor"] else "/".join(parts)
-        item.add_marker(pytest.mark.xdist_group(group))
-
 
 
 @pytest.fixture(scope="session")
