@@ -122,7 +122,7 @@ class Cluster:
         nodes = [self._start(name, ["--address", self.gcs, "--resources",
                                     json.dumps({"sandbox": slots})], host)
                  for name, slots, host in specs]
-        self._wait_nodes(alive + len(nodes))
+        self._wait_nodes(alive + len(nodes), nodes)
         for node in nodes:  # a node's sockets live in its own temporary directory
             node.node_id = next(n["NodeID"] for n in self.alive()
                                 if n["RayletSocketName"].startswith(f"{node.temp}/"))
@@ -141,11 +141,12 @@ class Cluster:
                      namespace="evaluator")
         return [n for n in ray.nodes() if n["Alive"]]
 
-    def _wait_nodes(self, count: int, timeout: float = 120) -> None:
+    def _wait_nodes(self, count: int, starting: list[Node] | None = None,
+                    timeout: float = 120) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            if any(n.proc.poll() is not None for n in self.nodes):
-                break
+            if any(n.proc.poll() is not None for n in starting or self.nodes):
+                break  # one that is starting died (a node killed earlier may lie here too)
             if len(self.alive()) >= count:
                 return
             time.sleep(0.3)
