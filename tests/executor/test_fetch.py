@@ -58,7 +58,7 @@ def test_a_node_fetches_each_image_once_and_at_most_pulls_at_once(
     from evaluator.executor._actors import _node_class
 
     cluster.alive()  # this process joins as a driver
-    holder = ray.remote(SlowHolder).options(
+    holder: Any = ray.remote(SlowHolder).options(
         max_concurrency=8, num_cpus=0, scheduling_strategy=NodeAffinitySchedulingStrategy(
             cluster.node("a").node_id, soft=False)).remote()
     # A node agent of its own on B (the second engine), six threads, two fetches at once.
