@@ -59,9 +59,8 @@ lint: venv
 	$(VENV)/bin/mypy
 
 # Two workers: most test time waits on containers and servers. A file's tests keep to one
-# worker, so its module fixtures are made once (a worker that reaches the Ray executor's tests
-# starts its own cluster; xdist's loadgroup, which could share one, ignores its groups under
-# pytest 9).
+# worker, so its module fixtures are made once, and all of tests/executor to one worker, so one
+# Ray cluster serves them (tests/conftest.py; xdist's loadgroup ignores its groups under pytest 9).
 TEST_JOBS ?= 2
 
 test: setup lint

@@ -7,6 +7,7 @@ engine they skip on a workstation but fail in CI, where a skip would hide a brok
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import docker
 import pytest
@@ -20,6 +21,19 @@ from tests.helpers import unavailable
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "docker: needs a running Docker engine (real containers)")
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """`--dist loadfile`, with every file of tests/executor on one worker: they share one Ray
+    cluster and one second engine, which a second worker would start again."""
+    from xdist.scheduler import LoadFileScheduling
+
+    class _Scheduling(LoadFileScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            scope: str = super()._split_scope(nodeid)
+            return "tests/executor" if scope.startswith("tests/executor/") else scope
+
+    return _Scheduling(config, log)
 
 
 @pytest.fixture(scope="session")
