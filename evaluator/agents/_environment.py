@@ -13,7 +13,9 @@ import importlib.metadata
 import os
 import platform
 import re
+import site
 import sys
+import sysconfig
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -53,8 +55,22 @@ def installed_distributions(search_path: Sequence[str] | None = None) -> dict[st
     """Normalised name -> version of every distribution importable along `search_path`."""
     # Keyed by each folder's mtime: installing or removing a distribution adds or removes a
     # folder there, so a long-running process (the API server) sees the change.
-    return dict(_installed(tuple((p, _mtime(p)) for p in (sys.path if search_path is None
-                                                          else search_path))))
+    path = _own_folders(sys.path if search_path is None else search_path)
+    return dict(_installed(tuple((p, _mtime(p)) for p in path)))
+
+
+def _own_folders(path: Sequence[str]) -> list[str]:
+    """`path` without folders inside a site-packages folder: a library puts those on sys.path
+    when it is imported (`import ray` adds ray/thirdparty_files), so they differ from process to
+    process; what they hold is that library's own and its version already covers it."""
+    sites = [Path(p) for p in {*site.getsitepackages(), site.getusersitepackages(),
+                               *(sysconfig.get_paths()[k] for k in ("purelib", "platlib"))}]
+    kept = []
+    for entry in path:
+        here = Path(entry or os.curdir).absolute()
+        if not any(here != s and here.is_relative_to(s) for s in sites):
+            kept.append(entry)
+    return kept
 
 
 def _mtime(path: str) -> int:

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from evaluator.agents import (
@@ -47,3 +51,13 @@ def test_an_installed_change_is_seen_by_a_running_process(tmp_path) -> None:
 
 def test_the_harness_environment_matches_its_lock() -> None:
     check_environment()  # what `make venv` installs is exactly what the lock pins
+
+
+def test_a_library_adding_its_own_folder_to_the_path_changes_nothing() -> None:
+    # `import ray` puts ray/thirdparty_files (colorama, psutil) on sys.path: an agent's identity
+    # computed after it must equal one computed before, or in a process that never imported it.
+    code = ("from evaluator.agents._environment import environment_identity as e\n"
+            "before = e()\nimport ray\nprint(before == e())\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=Path(__file__).resolve().parents[2], timeout=120)
+    assert out.stdout.strip() == "True", out.stderr[-2000:]
