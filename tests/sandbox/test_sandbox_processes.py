@@ -56,7 +56,10 @@ def _opened_by_child(argv: list[str], timeout_s: float) -> tuple[subprocess.Pope
 
 
 def test_orphan_stops_at_its_deadline(base_image: str, docker_client: docker.DockerClient) -> None:
-    child, cid = _opened_by_child([], 3)
+    # Its harness in a PID namespace of its own, so that another process's leftover cleanup
+    # (tests run beside this one) cannot judge it dead and remove the container before we look.
+    assert shutil.which("unshare"), "util-linux's unshare is needed"
+    child, cid = _opened_by_child(["unshare", "--pid", "--fork", "--mount-proc", "--kill-child"], 3)
     os.kill(child.pid, signal.SIGKILL)
     child.wait()
     for _ in range(60):
