@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
 
 import httpx
 import pytest
 
 from evaluator.model import OpenAIClient
 from evaluator.simulated import SUBMIT
+from tests.helpers import unavailable
 from tests.simulated.conftest import PROBLEM
 
 BASH = {"type": "function", "function": {"name": "bash", "parameters": {
@@ -81,9 +81,7 @@ def sdk():
     try:
         import openai
     except ImportError:
-        if os.environ.get("CI") == "true":
-            pytest.fail("the openai SDK is not installed (requirements-dev.lock)", pytrace=False)
-        pytest.skip("the openai SDK is not installed")
+        unavailable("the openai SDK is not installed (requirements-dev.lock)")
     return openai
 
 
