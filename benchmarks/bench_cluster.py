@@ -64,8 +64,7 @@ from evaluator.simulated import start_simulated_endpoint  # noqa: E402
 from evaluator.store import Store  # noqa: E402
 from tests.engines import start_engine  # noqa: E402
 from tests.executor.cluster import start_cluster  # noqa: E402
-from tests.helpers import make_set  # noqa: E402
-from tests.pipeline.conftest import Project  # noqa: E402
+from tests.pipeline.conftest import Project, new_project  # noqa: E402
 
 _TICK = os.sysconf("SC_CLK_TCK")
 _DOCKER_CGROUP = "/sys/fs/cgroup/cpuacct/docker/cpuacct.usage"
@@ -73,20 +72,7 @@ _WHO = ("driver", "agents", "ray", "endpoint", "engines", "sandboxes", "elsewher
 
 
 def _project(root: Path, samples: int, slots: int) -> Project:
-    make_set(root / "tasks", "mini", ("add-bug", "add-bug-two"))
-    (root / "evals").mkdir()
-    shutil.copy(REPO / "evals" / "prices.yaml", root / "evals" / "prices.yaml")
-    adir = root / "agents" / "sim-b"
-    shutil.copytree(REPO / "agents" / "reference-strong", adir)
-    spec = yaml.safe_load((adir / "agent.yaml").read_text())
-    spec.update(name="sim-b")
-    spec["model"].update(id="sim-strong")
-    (adir / "agent.yaml").write_text(yaml.safe_dump(spec))
-    env = {**os.environ, "EVAL_TASKS": str(root / "tasks"), "EVAL_LOCK_DIR": str(root / "lock"),
-           "EVAL_STORE": str(root / "gated"), "EVAL_EVALS": str(root / "evals"),
-           "EVAL_AGENTS": str(root / "agents"), "PYTHONPATH": str(REPO)}
-    env.pop("EVAL_EXECUTOR", None)
-    p = Project(root, env)
+    p = new_project(root, agents=(("sim-b", "sim-strong"),), max_retries=None, store="gated")
     for target in ("lock:mini", "gold:mini"):
         out = p.doit("-n", "2", "-P", "process", target)
         if out.returncode != 0:

@@ -59,12 +59,17 @@ def installed_distributions(search_path: Sequence[str] | None = None) -> dict[st
     return dict(_installed(tuple((p, _mtime(p)) for p in path)))
 
 
+@functools.cache
+def _site_folders() -> tuple[Path, ...]:
+    return tuple(Path(p) for p in {*site.getsitepackages(), site.getusersitepackages(),
+                                   *(sysconfig.get_paths()[k] for k in ("purelib", "platlib"))})
+
+
 def _own_folders(path: Sequence[str]) -> list[str]:
     """`path` without folders inside a site-packages folder: a library puts those on sys.path
     when it is imported (`import ray` adds ray/thirdparty_files), so they differ from process to
     process; what they hold is that library's own and its version already covers it."""
-    sites = [Path(p) for p in {*site.getsitepackages(), site.getusersitepackages(),
-                               *(sysconfig.get_paths()[k] for k in ("purelib", "platlib"))}]
+    sites = _site_folders()
     kept = []
     for entry in path:
         here = Path(entry or os.curdir).absolute()

@@ -67,13 +67,14 @@ def disk_mode(client: Any, image_id: str) -> DiskMode:
             _by_client[client] = _modes[engine]
             return _modes[engine]
     driver = str(info.get("Driver", "?"))
-    mode = _choose(client, image_id, forced, driver)
+    mode, why_not = _choose(client, image_id, forced, driver)
     with _lock:
         first = engine not in _modes
         _modes[engine] = mode
         _by_client[client] = mode
     if first and _first_of_its_run(engine):
-        print(f"evaluator: sandbox disk cap: {describe(mode, driver)}", file=sys.stderr)
+        why = f" (no overlay workdirs: {why_not})" if mode in ("engine", "watch") and why_not else ""
+        print(f"evaluator: sandbox disk cap: {describe(mode, driver)}{why}", file=sys.stderr)
     return mode
 
 
@@ -93,12 +94,13 @@ def _first_of_its_run(engine: str) -> bool:
     return True
 
 
-def _choose(client: Any, image_id: str, forced: str, driver: str) -> DiskMode:
-    why_not = overlay.usable(client, image_id) if forced in ("", "overlay") else "not asked for"
+def _choose(client: Any, image_id: str, forced: str, driver: str) -> tuple[DiskMode, str]:
+    """The mode, and why workdirs cannot be overlays here ("" if they can or were not asked)."""
+    why_not = overlay.usable(client, image_id) if forced in ("", "overlay") else ""
     if forced == "overlay" and why_not:
         raise BadInputError(f"{ENV}=overlay, but {why_not}; unset it to let the harness choose")
     if not forced and not why_not:
-        return "overlay"
+        return "overlay", ""
     can_cap = forced in ("", "engine") and _can_cap(client, image_id)
     if forced == "engine" and not can_cap:
         raise BadInputError(
@@ -106,11 +108,8 @@ def _choose(client: Any, image_id: str, forced: str, driver: str) -> DiskMode:
             "start dockerd on a btrfs data root (see .ci/docker-up) or unset it"
         )
     if forced:
-        return forced  # type: ignore[return-value]
-    if not can_cap:
-        print(f"evaluator: sandbox roots stay writable by their owner: {why_not}",
-              file=sys.stderr)
-    return "engine" if can_cap else "watch"
+        return forced, why_not  # type: ignore[return-value]
+    return ("engine" if can_cap else "watch"), why_not
 
 
 def describe(mode: DiskMode, driver: str) -> str:

@@ -5,7 +5,6 @@ not start fails the tests instead of skipping them."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import threading
 from collections.abc import Iterator
@@ -18,9 +17,8 @@ import pytest
 import yaml
 
 from tests.engines import Engine, second_engine, unavailable  # noqa: F401 - a fixture
-from tests.executor.cluster import REPO, Cluster, start_cluster
-from tests.helpers import make_set
-from tests.pipeline.conftest import Project
+from tests.executor.cluster import Cluster, start_cluster
+from tests.pipeline.conftest import Project, new_project
 
 
 @pytest.fixture(scope="session")
@@ -91,21 +89,8 @@ def gated(tmp_path_factory: pytest.TempPathFactory, docker_client: Any,
     from evaluator.simulated import start_simulated_endpoint
 
     root = tmp_path_factory.mktemp("cluster-project")
-    make_set(root / "tasks", "mini", ("add-bug", "add-bug-two"))
-    (root / "evals").mkdir()
-    shutil.copy(REPO / "evals" / "prices.yaml", root / "evals" / "prices.yaml")
-    for name, model in (("sim-a", "sim-weak"), ("sim-b", "sim-strong")):
-        adir = root / "agents" / name
-        shutil.copytree(REPO / "agents" / "reference-strong", adir)
-        spec = yaml.safe_load((adir / "agent.yaml").read_text())
-        spec.update(name=name)
-        spec["model"].update(id=model, max_retries=1)
-        (adir / "agent.yaml").write_text(yaml.safe_dump(spec))
-    env = {**os.environ, "EVAL_TASKS": str(root / "tasks"), "EVAL_LOCK_DIR": str(root / "lock"),
-           "EVAL_STORE": str(root / "gated"), "EVAL_EVALS": str(root / "evals"),
-           "EVAL_AGENTS": str(root / "agents"), "PYTHONPATH": str(REPO)}
-    env.pop("EVAL_EXECUTOR", None)
-    project = Project(root, env)
+    project = new_project(root, store="gated")
+    env = project.env
     assert project.doit("lock:mini").returncode == 0
     gold = project.doit("-n", "2", "-P", "process", "gold:mini")
     assert gold.returncode == 0, gold.stdout + gold.stderr

@@ -49,14 +49,14 @@ def executed(out: str, prefix: str) -> list[str]:
 
 @pytest.fixture
 def project(tmp_path: Path, docker_client, base_image) -> Project:
-    return _new_project(tmp_path)
+    return new_project(tmp_path)
 
 
 @pytest.fixture(scope="session")
 def _gated_template(tmp_path_factory: pytest.TempPathFactory, docker_client,
                     base_image) -> Path:
     """One project locked and gold-gated per session; `gated` copies it for each test."""
-    template = _new_project(tmp_path_factory.mktemp("gated"))
+    template = new_project(tmp_path_factory.mktemp("gated"))
     assert template.doit("lock:mini").returncode == 0
     assert template.doit("-n", "2", "-P", "process", "gold:mini").returncode == 0
     return template.root
@@ -67,31 +67,35 @@ def gated(_gated_template: Path, tmp_path: Path) -> Project:
     """A locked, gold-gated project of its own (a copy: its store, lock and doit state)."""
     root = tmp_path / "project"
     shutil.copytree(_gated_template, root, symlinks=True)
-    project = _new_project(root, files=False)
+    project = new_project(root, files=False)
     project.eval_config()
     return project
 
 
-def _new_project(tmp_path: Path, *, files: bool = True) -> Project:
-    if not files:
-        return Project(tmp_path, _env(tmp_path))
-    make_set(tmp_path / "tasks", "mini", ("add-bug", "add-bug-two"))
-    (tmp_path / "evals").mkdir()
-    # Priced like the demo: an agent whose model has no price is refused at plan time.
-    shutil.copy(REPO / "evals" / "prices.yaml", tmp_path / "evals" / "prices.yaml")
-    for name, model in (("sim-a", "sim-weak"), ("sim-b", "sim-strong")):
-        adir = tmp_path / "agents" / name
-        shutil.copytree(REPO / "agents" / "reference-strong", adir)
-        spec = yaml.safe_load((adir / "agent.yaml").read_text())
-        spec.update(name=name)
-        spec["model"].update(id=model, max_retries=1)
-        (adir / "agent.yaml").write_text(yaml.safe_dump(spec))
-    return Project(tmp_path, _env(tmp_path))
+_AGENTS = (("sim-a", "sim-weak"), ("sim-b", "sim-strong"))
 
 
-def _env(tmp_path: Path) -> dict[str, str]:
-    env = {**os.environ, "EVAL_TASKS": str(tmp_path / "tasks"), "EVAL_LOCK_DIR": str(tmp_path / "lock"),
-           "EVAL_STORE": str(tmp_path / "store"), "EVAL_EVALS": str(tmp_path / "evals"),
-           "EVAL_AGENTS": str(tmp_path / "agents"), "PYTHONPATH": str(REPO)}
+def new_project(root: Path, *, files: bool = True, agents: tuple[tuple[str, str], ...] = _AGENTS,
+                max_retries: int | None = 1, store: str = "store") -> Project:
+    """A task set `mini` of two tasks, reference-strong copies named `agents` (name, simulated
+    model), prices, and the environment pointing doit at them; `files=False` only wraps `root`."""
+    if files:
+        make_set(root / "tasks", "mini", ("add-bug", "add-bug-two"))
+        (root / "evals").mkdir()
+        # Priced like the demo: an agent whose model has no price is refused at plan time.
+        shutil.copy(REPO / "evals" / "prices.yaml", root / "evals" / "prices.yaml")
+        for name, model in agents:
+            adir = root / "agents" / name
+            shutil.copytree(REPO / "agents" / "reference-strong", adir)
+            spec = yaml.safe_load((adir / "agent.yaml").read_text())
+            spec.update(name=name)
+            spec["model"].update(id=model, **({} if max_retries is None
+                                                else {"max_retries": max_retries}))
+            (adir / "agent.yaml").write_text(yaml.safe_dump(spec))
+    env = {**os.environ, "EVAL_TASKS": str(root / "tasks"), "EVAL_LOCK_DIR": str(root / "lock"),
+           "EVAL_STORE": str(root / store), "EVAL_EVALS": str(root / "evals"),
+           "EVAL_AGENTS": str(root / "agents"), "PYTHONPATH": str(REPO)}
+    # Local and endpoint-less unless a test says otherwise.
     env.pop("EVAL_SIMULATED_URL", None)
-    return env
+    env.pop("EVAL_EXECUTOR", None)
+    return Project(root, env)
