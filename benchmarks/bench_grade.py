@@ -13,17 +13,24 @@ then, interleaved rep by rep on the same task and across the sizes:
 - open: `DockerSandboxes.open` then `close` alone (removal drained), the cost that must not
   grow with the repository;
 - unhardened: the same grade with the integrity hardening off (no canaries, no import probes
-  around `git apply`, no selection of the requested tests, no hardened environment).
+  around `git apply`, no selection of the requested tests, no hardened environment, no second
+  look: neither pytest's summary read against the report nor the re-run of FAIL_TO_PASS).
 
+The harness's grade includes the canaries (twins written into the hidden test file) and the
+second look; the time the second look takes (the re-run's exec included, and with it the
+report's read, done in that exec) is measured inside each harness grade and printed beside it.
 It prints medians and the ratios the goals are about: harness / minimal at every size (goal
-1.2x or less), harness / unhardened (the hardening's cost, goal 1.1x or less) and sandbox open
-at 200 MB / at 100 KB (goal 1.5x or less).
+1.2x or less), harness / unhardened (the hardening's cost, goal 1.15x or less; also paired: the
+two grades of a rep run back to back, in turn first, and the median of their ratios is what a
+load drifting over minutes moves least) and sandbox open at 200 MB / at 100 KB (goal 1.5x or
+less), and the machine's load average before and after.
 """
 
 from __future__ import annotations
 
 import argparse
 import io
+import os
 import statistics
 import sys
 import tarfile
@@ -35,6 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import docker  # noqa: E402
 
 from evaluator.grading import DockerGrader, GradeSpec  # noqa: E402
+from evaluator.grading import _run as grading_run  # noqa: E402
 from evaluator.hashing import hash_json  # noqa: E402
 from evaluator.images import BASE_TAG, ensure_base_image  # noqa: E402
 from evaluator.lock import DockerPinResolver  # noqa: E402
@@ -70,6 +78,25 @@ def _minimal(client: docker.DockerClient, image: str, patch: bytes, hidden: dict
         c.remove(force=True)
 
 
+_LOOKS: list[float] = []
+
+
+def _timed(func):
+    def timed(*args, **kwargs):
+        t = time.perf_counter()
+        try:
+            return func(*args, **kwargs)
+        finally:
+            _LOOKS.append(time.perf_counter() - t)
+    return timed
+
+
+# The second look: the exec that reads the report and re-runs (the read included, which an
+# unhardened grade does alone), and what second_look adds after it.
+grading_run.second_look = _timed(grading_run.second_look)
+grading_run.read_and_rerun = _timed(grading_run.read_and_rerun)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=5)
@@ -93,22 +120,26 @@ def main() -> None:
                               pass_to_pass=("tests/test_core.py::test_low",), test_files=(),
                               limits=_LIMITS)
         grader.grade(specs[mb], patch, hidden)  # warm: the first open probes the image once
-    times = {mb: {"harness": [], "minimal": [], "open": [], "unhardened": []} for mb in specs}
-    # Rep by rep over every size, so a load that comes and goes falls on all sizes alike.
-    for _ in range(args.reps):
+    times: dict[float, dict[str, list[float]]] = {
+        mb: {"harness": [], "minimal": [], "open": [], "unhardened": [], "look": []}
+        for mb in specs}
+    load_before = os.getloadavg()
+    # Rep by rep over every size, so a load that comes and goes falls on all sizes alike; the
+    # hardened and the unhardened grade run back to back, in turn first, for the paired ratio.
+    for rep in range(args.reps):
         for mb, spec in specs.items():
-            t = time.perf_counter()
-            outcome = grader.grade(spec, patch, hidden)
-            drain()
-            times[mb]["harness"].append(time.perf_counter() - t)
-            assert outcome.resolved, outcome
+            for series in ("harness", "unhardened")[::1 if rep % 2 == 0 else -1]:
+                t = time.perf_counter()
+                _LOOKS.clear()
+                outcome = (grader if series == "harness" else unhardened).grade(spec, patch, hidden)
+                drain()
+                times[mb][series].append(time.perf_counter() - t)
+                if series == "harness":
+                    times[mb]["look"].append(sum(_LOOKS))
+                assert outcome.resolved, outcome
             t = time.perf_counter()
             assert _minimal(client, spec.image, patch, hidden)
             times[mb]["minimal"].append(time.perf_counter() - t)
-            t = time.perf_counter()
-            assert unhardened.grade(spec, patch, hidden).resolved
-            drain()
-            times[mb]["unhardened"].append(time.perf_counter() - t)
             t = time.perf_counter()
             sandboxes.open(spec.image, _LIMITS, purpose="bench").close()
             drain()
@@ -120,15 +151,24 @@ def main() -> None:
         print(f"{mb:>7g} MB  harness {med['harness']:.2f}s  minimal {med['minimal']:.2f}s  "
               f"ratio {med['harness'] / med['minimal']:.2f}x  open+close {med['open']:.2f}s  "
               f"unhardened {med['unhardened']:.2f}s "
-              f"(hardening {med['harness'] / med['unhardened']:.2f}x)",
-              flush=True)
+              f"(hardening {med['harness'] / med['unhardened']:.2f}x; of it the second look "
+              f"{med['look']:.2f}s, the report's read included)", flush=True)
     if len(rows) > 1:
         print(f"open at {rows[-1][0]:g} MB / at {rows[0][0]:g} MB: "
               f"{rows[-1][1]['open'] / rows[0][1]['open']:.2f}x (goal <= 1.5x)")
     print("harness / minimal: " + ", ".join(f"{mb:g} MB {m['harness'] / m['minimal']:.2f}x"
                                              for mb, m in rows) + " (goal <= 1.2x)")
     print("hardened / unhardened: " + ", ".join(
-        f"{mb:g} MB {m['harness'] / m['unhardened']:.2f}x" for mb, m in rows) + " (goal <= 1.1x)")
+        f"{mb:g} MB {m['harness'] / m['unhardened']:.2f}x" for mb, m in rows) + " (goal <= 1.15x)")
+    # Each rep's two grades ran back to back: the median of their ratios is what a load that
+    # drifts over minutes moves least.
+    paired = {mb: statistics.median(h / u for h, u in zip(t["harness"], t["unhardened"],
+                                                           strict=True))
+              for mb, t in times.items()}
+    print("hardened / unhardened, paired (median of each rep's ratio): "
+          + ", ".join(f"{mb:g} MB {r:.2f}x" for mb, r in paired.items()))
+    print(f"load average before {load_before[0]:.1f}, after {os.getloadavg()[0]:.1f} "
+          f"({os.cpu_count()} CPUs)")
 
 
 if __name__ == "__main__":

@@ -1,15 +1,32 @@
-"""The gold gate: which tasks are valid, flaky, broken-gold or pass without a fix."""
+"""The gold gate: which tasks are valid, flaky, broken-gold, pass without a fix, or can be forged
+by a bundled exploit (exploitable)."""
 
+from evaluator.gold._exploitgate import (
+    BY_GRADE,
+    BY_POLICY,
+    CAUGHT,
+    INCONCLUSIVE,
+    NOT_APPLICABLE,
+    ExploitRecord,
+    exploit_summary,
+    families_of,
+    summary_line,
+)
+from evaluator.gold._exploits import FAMILIES, Family
 from evaluator.gold._gate import (
     GoldPlan,
+    VerdictRecord,
+    gold_decision,
     plan_gold,
     required_spec,
+    run_exploits_of,
     run_grade,
     verdicts,
     write_verdict,
 )
 from evaluator.gold._verdict import (
     BROKEN_GOLD,
+    EXPLOITABLE,
     FLAKY,
     INCOMPLETE,
     PASSES_WITHOUT_FIX,
@@ -22,6 +39,20 @@ from evaluator.gold._verdict import (
 
 __all__ = [
     "BROKEN_GOLD",
+    "BY_GRADE",
+    "BY_POLICY",
+    "CAUGHT",
+    "EXPLOITABLE",
+    "FAMILIES",
+    "INCONCLUSIVE",
+    "NOT_APPLICABLE",
+    "ExploitRecord",
+    "Family",
+    "exploit_summary",
+    "families_of",
+    "gold_decision",
+    "run_exploits_of",
+    "summary_line",
     "FLAKY",
     "INCOMPLETE",
     "PASSES_WITHOUT_FIX",
@@ -29,6 +60,7 @@ __all__ = [
     "VERDICTS",
     "Decision",
     "GoldPlan",
+    "VerdictRecord",
     "decide",
     "decide_tests",
     "plan_gold",

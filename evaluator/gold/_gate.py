@@ -1,14 +1,36 @@
-"""The gold gate: grade the gold patch and the empty patch K times per task, decide validity."""
+"""The gold gate: grade the gold patch and the empty patch K times per task, decide validity;
+then, on each valid task, the bundled exploits (`_exploitgate`): one that passes unflagged makes
+the task `exploitable`, out of the headline like broken gold."""
 
 from __future__ import annotations
 
-import time
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from evaluator.errors import InfraError
-from evaluator.gold._verdict import decide_tests
-from evaluator.grading import Grader, GradeSpec, grade_key, grade_spec, hidden_test_bytes
+from evaluator.gold._exploitgate import (
+    ExploitRecord,
+    exploit_key,
+    families_of,
+    run_exploit,
+)
+from evaluator.gold._verdict import (
+    EXPLOITABLE,
+    INCOMPLETE,
+    VALID,
+    Decision,
+    VerdictRecord,
+    decide_tests,
+)
+from evaluator.grading import (
+    Grader,
+    GradeRecord,
+    GradeSpec,
+    grade_key,
+    grade_once,
+    grade_spec,
+    hidden_test_bytes,
+)
 from evaluator.hashing import hash_bytes, hash_json
 from evaluator.lock import Lock, blob_matches
 from evaluator.store import Store
@@ -16,7 +38,8 @@ from evaluator.taskset import Task, TaskSet
 from evaluator.version import harness_version
 
 EMPTY_PATCH = b""
-VERDICT_RULE = 3
+VERDICT_RULE = 4  # 4: the exploit gate
+
 
 
 @dataclass(frozen=True)
@@ -28,12 +51,14 @@ class GoldPlan:
     gold_patch_hash: str
     gold_keys: tuple[str, ...]
     empty_keys: tuple[str, ...]
+    exploit_keys: tuple[tuple[str, str], ...] = ()  # (family, its exploit record's key)
 
     @property
     def verdict_key(self) -> str:
         # The rule's version: verdicts decided by an older rule (before per-test flakiness)
         # are decided again from the same stored grades, which costs no grading.
         return hash_json({"gold": list(self.gold_keys), "empty": list(self.empty_keys),
+                          "exploits": [list(k) for k in self.exploit_keys],
                           "rule": VERDICT_RULE})
 
 
@@ -42,6 +67,7 @@ def plan_gold(task_set: TaskSet, lock: Lock) -> list[GoldPlan]:
     grader = harness_version("grader")
     reps = range(task_set.spec.gold_reps)
     empty_hash = hash_bytes(EMPTY_PATCH)
+    families = families_of(task_set)
     plans = []
     for task in task_set.tasks:
         spec = grade_spec(task_set, task, lock)
@@ -50,77 +76,101 @@ def plan_gold(task_set: TaskSet, lock: Lock) -> list[GoldPlan]:
             task=task, spec=spec, gold_patch_hash=gold_hash,
             gold_keys=tuple(grade_key(spec, gold_hash, r, grader) for r in reps),
             empty_keys=tuple(grade_key(spec, empty_hash, r, grader) for r in reps),
+            exploit_keys=tuple((f, exploit_key(spec, gold_hash, f)) for f in families),
         ))
     return plans
 
 
 def run_grade(store: Store, grader: Grader, task_set: TaskSet, lock: Lock, plan: GoldPlan,
-              subject: str, rep: int) -> dict[str, Any] | None:
-    """Grade one rep of the gold or empty patch unless its record exists; infra errors are noted
-    beside the key (never as a result) and raised so the target is retried next run."""
-    keys = plan.gold_keys if subject == "gold" else plan.empty_keys
-    key = keys[rep]
-    if store.has("grade", key):
-        return store.get("grade", key)
+              subject: str, rep: int) -> GradeRecord:
+    """Grade one rep of the gold or empty patch unless its record exists (see `grade_once`:
+    an infra error is noted beside the key, never as a grade, and raised)."""
+    key = (plan.gold_keys if subject == "gold" else plan.empty_keys)[rep]
+    if (done := store.read(GradeRecord, key)) is not None:
+        return done  # without reading the task's files: a no-op gate stays cheap
     patch = plan.task.gold_patch if subject == "gold" else EMPTY_PATCH
     if subject == "gold":
         blob_matches(patch, plan.gold_patch_hash, str(plan.task.path("gold_patch")), task_set.name)
-    patch_hash = store.put_blob(patch)
-    hidden = hidden_test_bytes(task_set, plan.task, lock)
-    started = time.time()
-    try:
-        outcome = grader.grade(plan.spec, patch, hidden)
-    except InfraError as exc:
-        store.put_error("grade", key, {"cause": type(exc).__name__, "message": str(exc),
-                                       "task_id": plan.task.id, "subject": subject})
-        raise
-    record = {
-        **outcome.to_record(),
-        "status": outcome.outcome, "task_set": task_set.name, "task_id": plan.task.id,
-        "subject": subject, "rep": rep, "patch": patch_hash, "image": plan.spec.image,
-        "base_commit": plan.spec.base_commit, "hidden_tests": plan.spec.hidden_tests_hash,
-        "grader_version": harness_version("grader"), "lock_version": lock.version,
-        "output": store.put_blob(outcome.output.encode()), "started": started,
-    }
-    store.put("grade", key, record)
-    return record
+    return grade_once(store, grader, plan.spec, patch, hidden_test_bytes(task_set, plan.task, lock),
+                      subject=subject, owner=subject, lock_version=lock.version, rep=rep)
 
 
-def write_verdict(store: Store, task_set: TaskSet, lock: Lock, plan: GoldPlan) -> dict[str, Any]:
-    """Decide and store the task's verdict from its grade records."""
-    gold = [store.get("grade", k) for k in plan.gold_keys]
-    empty = [store.get("grade", k) for k in plan.empty_keys]
+def gold_decision(store: Store, plan: GoldPlan) -> Decision:
+    """The verdict of the gold and empty-patch grades alone (valid, flaky, broken gold, ...)."""
+    gold = [store.read(GradeRecord, k) for k in plan.gold_keys]
+    empty = [store.read(GradeRecord, k) for k in plan.empty_keys]
+    return decide_tests(gold, empty, plan.spec.fail_to_pass, plan.spec.pass_to_pass)
+
+
+def run_exploits_of(store: Store, grader: Grader, task_set: TaskSet, lock: Lock, plan: GoldPlan,
+                    family: str) -> ExploitRecord | None:
+    """One exploit family on the task, once its gold verdict is `valid` (None otherwise: an
+    exploit says nothing of a task that is out of the headline already)."""
+    key = dict(plan.exploit_keys)[family]
+    if (done := store.read(ExploitRecord, key)) is not None:
+        return done
+    d = gold_decision(store, plan)
+    if d.verdict != VALID:
+        return None
+    gold = plan.task.gold_patch
+    blob_matches(gold, plan.gold_patch_hash, str(plan.task.path("gold_patch")), task_set.name)
+    empty = store.read(GradeRecord, plan.empty_keys[0])
+    empty_output = (store.get_blob(empty.output).decode("utf-8", "replace")
+                    if empty is not None and empty.output else "")
+    spec = required_spec(plan.spec, d.dropped)
+    return run_exploit(store, grader, task_set, spec, key, family, gold,
+                       hidden_test_bytes(task_set, plan.task, lock), lock.version,
+                       plan.empty_keys[0], empty_output)
+
+
+def write_verdict(store: Store, task_set: TaskSet, lock: Lock, plan: GoldPlan) -> VerdictRecord:
+    """Decide and store the task's verdict from its grade and exploit records."""
+    gold = [store.read(GradeRecord, k) for k in plan.gold_keys]
+    empty = [store.read(GradeRecord, k) for k in plan.empty_keys]
     d = decide_tests(gold, empty, plan.spec.fail_to_pass, plan.spec.pass_to_pass)
-    verdict = d.verdict
-    record = {
-        "task_set": task_set.name, "task_id": plan.task.id, "status": verdict, "verdict": verdict,
-        "why": d.why, "dropped": d.dropped, "fixture": plan.task.spec.fixture,
-        "lock_version": lock.version,
-        "grader_version": harness_version("grader"),
-        "gold_grades": list(plan.gold_keys), "empty_grades": list(plan.empty_keys),
-        "gold_resolved": [g and g["resolved"] for g in gold],
-        "empty_resolved": [g and g["resolved"] for g in empty],
-    }
-    if verdict != "incomplete":
-        store.put("verdict", plan.verdict_key, record)
-    return record
+    verdict, why = d.verdict, d.why
+    exploits: dict[str, dict[str, Any]] = {}
+    if verdict == VALID:
+        found = {f: store.read(ExploitRecord, k) for f, k in plan.exploit_keys}
+        missing = sorted(f for f, r in found.items() if r is None)
+        if missing:
+            verdict, why = INCOMPLETE, (f"exploits not decided yet ({', '.join(missing[:5])}); "
+                                        f"run `doit gold:{task_set.name}` again")
+        exploits = {f: {"status": r.status, "caught_by": r.caught_by, "means": r.means,
+                        "graded": r.graded, "grade": r.grade, "grade_outcome": r.grade_outcome,
+                        "why": r.why, "record": r.key}
+                    for f, r in found.items() if r is not None}
+        passed = sorted(f for f, e in exploits.items() if e["status"] == EXPLOITABLE)
+        if passed and not missing:
+            verdict = EXPLOITABLE
+            why = (f"bundled exploit(s) {', '.join(passed)} resolve without a flag: the grader "
+                   "of this task can be forged (see its page); " + d.why)
+    record = VerdictRecord(
+        task_set=task_set.name, task_id=plan.task.id, status=verdict, verdict=verdict, why=why,
+        dropped=d.dropped, fixture=plan.task.spec.fixture, lock_version=lock.version,
+        grader_version=harness_version("grader"),
+        gold_grades=list(plan.gold_keys), empty_grades=list(plan.empty_keys),
+        gold_resolved=[g and g.resolved for g in gold],
+        empty_resolved=[g and g.resolved for g in empty],
+        exploits=exploits,
+        exploitable=sorted(f for f, e in exploits.items() if e["status"] == EXPLOITABLE))
+    if verdict == INCOMPLETE:
+        return record
+    store.write(plan.verdict_key, record)
+    return store.read(VerdictRecord, plan.verdict_key) or record
 
 
-def verdicts(store: Store, task_set: TaskSet, lock: Lock) -> dict[str, dict[str, Any]]:
+def verdicts(store: Store, task_set: TaskSet, lock: Lock) -> dict[str, VerdictRecord]:
     """The current verdict record of every task (incomplete where not decided yet)."""
-    out = {}
-    for plan in plan_gold(task_set, lock):
-        rec = store.get("verdict", plan.verdict_key)
-        out[plan.task.id] = rec or {"task_id": plan.task.id, "verdict": "incomplete",
-                                    "why": f"run `doit gold:{task_set.name}`"}
-    return out
+    return {plan.task.id: store.read(VerdictRecord, plan.verdict_key)
+            or VerdictRecord.undecided(plan.task.id, task_set.name)
+            for plan in plan_gold(task_set, lock)}
 
 
-def required_spec(spec: GradeSpec, verdict: dict[str, Any]) -> GradeSpec:
-    """The grade spec of a task as its verdict leaves it: PASS_TO_PASS tests the gate dropped
-    as flaky are no longer required. The spec's key material changes with it, so grades made
-    under the full list never count for the reduced one."""
-    dropped = verdict.get("dropped") or {}
+def required_spec(spec: GradeSpec, dropped: Mapping[str, str]) -> GradeSpec:
+    """The grade spec of a task as its verdict leaves it: the PASS_TO_PASS tests the gate
+    `dropped` as flaky (a verdict's `dropped`) are no longer required. The spec's key material
+    changes with it, so grades made under the full list never count for the reduced one."""
     if not dropped:
         return spec
     return replace(spec, pass_to_pass=tuple(t for t in spec.pass_to_pass if t not in dropped))

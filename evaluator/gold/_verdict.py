@@ -14,12 +14,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from evaluator.grading import GradeRecord, describe_ids
+from evaluator.store import Record
+
 VALID = "valid"
 FLAKY = "flaky"
 BROKEN_GOLD = "broken-gold"
 PASSES_WITHOUT_FIX = "passes-without-fix"
 INCOMPLETE = "incomplete"  # some grade is missing (not run yet, or an infra error)
-VERDICTS = (VALID, FLAKY, BROKEN_GOLD, PASSES_WITHOUT_FIX, INCOMPLETE)
+EXPLOITABLE = "exploitable"  # valid, but a bundled exploit resolves without a flag
+VERDICTS = (VALID, FLAKY, BROKEN_GOLD, PASSES_WITHOUT_FIX, EXPLOITABLE, INCOMPLETE)
 
 
 @dataclass(frozen=True)
@@ -29,26 +33,59 @@ class Decision:
     dropped: dict[str, str] = field(default_factory=dict)  # PASS_TO_PASS id -> why dropped
 
 
-def _flips(grades: Sequence[dict[str, Any]], ids: Sequence[str]) -> dict[str, str]:
+class VerdictRecord(Record):
+    """One task's gold-gate verdict, decided from its gold, empty-patch and exploit records.
+
+    `verdicts` gives an `incomplete` one (`undecided`) for a task with none stored yet; that one
+    is never stored, so it carries only the task, the verdict and what to run."""
+
+    KIND = "verdict"
+
+    task_set: str = ""
+    task_id: str
+    status: str = ""  # the verdict again: the store indexes records by status
+    verdict: str
+    why: str = ""
+    dropped: dict[str, str] = {}  # PASS_TO_PASS id -> why the gate dropped it (flaky)
+    fixture: str | None = None  # the task's gold-gate fixture (flaky, broken-gold), if any
+    lock_version: str = ""
+    grader_version: str = ""
+    gold_grades: list[str] = []  # grade keys, one per rep
+    empty_grades: list[str] = []
+    gold_resolved: list[bool | None] = []  # None: that rep's grade is missing
+    empty_resolved: list[bool | None] = []
+    exploits: dict[str, dict[str, Any]] = {}  # family -> status, caught_by, means, grade, why...
+    exploitable: list[str] = []  # the families that resolved unflagged
+
+    @classmethod
+    def undecided(cls, task_id: str, task_set: str) -> VerdictRecord:
+        return cls(task_id=task_id, verdict=INCOMPLETE, why=f"run `doit gold:{task_set}`")
+
+    @property
+    def valid(self) -> bool:
+        return self.verdict == VALID
+
+
+def _flips(grades: Sequence[GradeRecord], ids: Sequence[str]) -> dict[str, str]:
     """Id -> how it went, for each of `ids` whose status differs between the reps."""
     out = {}
     for t in ids:
-        seen = [g.get("tests", {}).get(t, "missing") for g in grades]
+        seen = [g.tests.get(t, "missing") for g in grades]
         if len(set(seen)) > 1:
             out[t] = f"passed in {seen.count('passed')} of {len(seen)} reps"
     return out
 
 
-def _resolved(g: dict[str, Any], dropped: dict[str, str]) -> bool:
+def _resolved(g: GradeRecord, dropped: dict[str, str]) -> bool:
     """The grader's own answer, relaxed only by the dropped tests: an unresolved rep whose only
     failing required tests were dropped resolves on the reduced list."""
-    if g["resolved"] or not dropped or g.get("outcome") != "unresolved":
-        return bool(g["resolved"])
-    failing = [t for t, s in g.get("tests", {}).items() if s != "passed"]
+    if g.resolved or not dropped or g.outcome != "unresolved":
+        return g.resolved
+    failing = [t for t, s in g.tests.items() if s != "passed"]
     return bool(failing) and all(t in dropped for t in failing)
 
 
-def decide_tests(gold: Sequence[dict[str, Any] | None], empty: Sequence[dict[str, Any] | None],
+def decide_tests(gold: Sequence[GradeRecord | None], empty: Sequence[GradeRecord | None],
                  fail_to_pass: Sequence[str], pass_to_pass: Sequence[str]) -> Decision:
     """The verdict from every rep's grade record; a None rep makes it incomplete."""
     if any(g is None for g in (*gold, *empty)):
@@ -69,17 +106,18 @@ def decide_tests(gold: Sequence[dict[str, Any] | None], empty: Sequence[dict[str
             return Decision(FLAKY, f"{name}-patch reps disagree on resolved{note}", dropped)
     if not _resolved(gold_ok[0], dropped):
         return Decision(BROKEN_GOLD, (f"gold patch does not resolve: "
-                                      f"{gold_ok[0].get('detail', '')}")[:500] + note, dropped)
+                                      f"{gold_ok[0].detail}")[:500] + note, dropped)
     if _resolved(empty_ok[0], dropped):
         return Decision(PASSES_WITHOUT_FIX, "the tests pass with no patch at all" + note, dropped)
+    ids = describe_ids(gold_ok[0].ids)  # said here too: the gate is where users look first
     return Decision(VALID, f"gold passes and the empty patch fails in all {len(gold_ok)} reps"
-                    + note, dropped)
+                    + note + (f"; {ids}" if ids else ""), dropped)
 
 
-def decide(gold: Sequence[dict[str, Any] | None], empty: Sequence[dict[str, Any] | None]
+def decide(gold: Sequence[GradeRecord | None], empty: Sequence[GradeRecord | None]
            ) -> tuple[str, str]:
     """(verdict, why) with every test seen treated as FAIL_TO_PASS: any flip is flaky."""
-    ids = sorted({t for g in (*gold, *empty) if g is not None for t in g.get("tests", {})})
+    ids = sorted({t for g in (*gold, *empty) if g is not None for t in g.tests})
     d = decide_tests(gold, empty, ids, [])
     if d.verdict == FLAKY and not ids:
         return d.verdict, d.why

@@ -1,24 +1,34 @@
-"""Canaries: tests the grader adds to every graded run, named from a per-grade random nonce.
+"""Canaries: twins of the task's own required tests (`_twins`), planted for one grade.
 
-One must pass and one must fail with a message carrying the nonce. They go into the files that
-hold the FAIL_TO_PASS tests (or into the hidden test files), so anything a patch aims
-at those files, or at the report, hits them too; the patch was written before the nonce existed,
-so it cannot single them out. The nonce is not part of the grade key: a re-grade draws a new one
-and must reach the same outcome.
+They go into the files that hold the FAIL_TO_PASS tests, beside the tests they copy, drawn
+from the grade's random nonce (not part of the key: a re-grade draws others and must agree;
+the nonce in the grade record rebuilds the same twins). Only the harness knows which ids are
+twins and what they copy: the sandbox sees a file of tests and a list of ids to run.
+
+What a twin proves, read against its source in the same run:
+- one that `differs` passed where its source passed: one of the two cannot honestly pass
+  (strong evidence);
+- a twin missing from the report (its module no longer imports, the run ended early): weak,
+  what honest breakage also shows;
+- an exact copy whose outcome is not its source's: a note for a person (a flaky test or one
+  that is not re-runnable shows it too), not evidence.
 """
 
 from __future__ import annotations
 
-import ast
 import fnmatch
+import random
+import re
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from evaluator.grading._junit import FAILED, PASSED
-from evaluator.pysource import parse
+from evaluator.grading._junit import ERROR, FAILED, PASSED
+from evaluator.grading._twins import Planted, TestFile
 
 _TEST_GLOBS = ("test_*.py", "*_test.py", "tests.py", "test*.py")
+_DJANGO = re.compile(r"^(\w+) \(([\w.]+)\)$")
+_DIFFERS_PER_FILE, _SAME_PER_FILE, _MAX_FILES, _CASES = 2, 1, 3, 2
 
 
 def new_nonce() -> str:
@@ -26,123 +36,160 @@ def new_nonce() -> str:
 
 
 @dataclass(frozen=True)
+class Twin:
+    id: str
+    source: str
+    differs: bool
+
+
+@dataclass(frozen=True)
 class Canaries:
     nonce: str
-    files: tuple[str, ...]
-    style: str = "pytest"  # "pytest" (a class and functions), "class" (Django), "functions" (sympy)
+    twins: tuple[Twin, ...] = ()
+    files: dict[str, bytes] = field(default_factory=dict)  # each file with its twins written in
 
     @property
-    def ok_tag(self) -> str:
-        return "test_" + _word(self.nonce[:8])
-
-    @property
-    def fail_tag(self) -> str:
-        return "test_" + _word(self.nonce[8:])
-
-    @property
-    def class_name(self) -> str:
-        return "Test" + _word(self.nonce[4:12]).capitalize()
-
-    @property
-    def message(self) -> str:
-        return self.nonce
-
-    @property
-    def per_file(self) -> int:
-        """How many of each kind (must pass, must fail) one file gets."""
-        return 2 if self.style == "pytest" else 1
-
-    # Names end in a syllable per file: runners that report bare names (sympy's) must see the
-    # canaries of two files as four tests, not two reported twice.
-    def _class(self, i: int) -> str:
-        n, rev, x = self.nonce, self.nonce[::-1], _word(format(i, "x"))
-        return (f"import unittest\n\n\nclass {self.class_name}{x}(unittest.TestCase):\n"
-                f"    def {self.ok_tag}{x}(self):\n        self.assertEqual({n!r}, {n!r})\n\n"
-                f"    def {self.fail_tag}{x}(self):\n        self.assertEqual({n!r}, {rev!r})\n")
-
-    def _functions(self, i: int) -> str:
-        n, rev, x = self.nonce, self.nonce[::-1], _word(format(i, "x"))
-        return (f"def {self.ok_tag}{x}():\n    assert {n!r} == {n!r}\n\n\n"
-                f"def {self.fail_tag}{x}():\n    assert {n!r} == {rev!r}\n")
-
-    def source(self, i: int = 0) -> bytes:
-        """What is appended to a file the harness cannot edit before the run: a unittest class
-        (pytest, unittest and Django's runner collect it) and/or plain functions (pytest,
-        sympy's runner). pytest gets both kinds, so a patch cannot pass every test but the
-        ones of one kind."""
-        parts = {"pytest": [self._class(i), self._functions(i)], "class": [self._class(i)],
-                 "functions": [self._functions(i)]}[self.style]
-        return "".join(f"\n\n\n{p}" for p in parts).encode()
-
-    def insert(self, text: bytes, i: int = 0) -> bytes:
-        """A hidden test file with the canaries in it: the class at the end, the functions (for
-        pytest) before a top-level statement drawn at random after the imports, so neither their
-        kind nor their place in the file singles them out."""
-        if self.style != "pytest":
-            return text + self.source(i)
-        try:
-            body = parse(text).body
-        except (SyntaxError, ValueError):
-            return text + self.source(i)
-        last_import = max((i for i, st in enumerate(body)
-                           if isinstance(st, ast.Import | ast.ImportFrom)), default=-1)
-        starts = [min([st.lineno, *(d.lineno for d in getattr(st, "decorator_list", []))])
-                  for st in body[last_import + 1:]]
-        lines = text.decode("utf-8", errors="surrogateescape").splitlines(keepends=True)
-        if lines and not lines[-1].endswith("\n"):
-            lines[-1] += "\n"
-        at = secrets.choice([*starts, len(lines) + 1]) - 1
-        lines[at:at] = [self._functions(i) + "\n\n"]
-        out = "".join(lines) + f"\n\n\n{self._class(i)}"
-        return out.encode("utf-8", errors="surrogateescape")
+    def ids(self) -> list[str]:
+        return [t.id for t in self.twins]
 
     def is_canary(self, test_id: str) -> bool:
-        return self.ok_tag in test_id or self.fail_tag in test_id
+        return any(t.id == test_id for t in self.twins)
 
-    def check(self, tests: dict[str, str], messages: dict[str, str]) -> tuple[list[str], list[str]]:
-        """(strong, weak) evidence. Strong: no honest run shows it (a canary that must fail
-        passed, or failed without its message; one that must pass failed; more of them than
-        were planted). Weak: canaries missing or not run, which a patch that breaks the import
-        of a test module also causes honestly."""
-        oks = {t: s for t, s in tests.items() if self.ok_tag in t}
-        fails = {t: s for t, s in tests.items() if self.fail_tag in t}
+    def check(self, tests: dict[str, str], where: str = "",
+              only: set[str] | None = None) -> tuple[list[str], list[str], list[str]]:
+        """(strong, weak, notes) from the twins' outcomes beside their sources' in `tests`;
+        `only`: the twins that ran there (the others are not counted as missing)."""
         strong: list[str] = []
         weak: list[str] = []
-        for t, s in sorted(fails.items()):
-            if s == PASSED:
-                strong.append(f"canary {t} must fail and passed")
-            elif s == FAILED and self.message not in messages.get(t, ""):
-                strong.append(f"canary {t} failed without the grade's nonce in its message")
-            elif s != FAILED:
-                weak.append(f"canary {t} is {s}")
-        for t, s in sorted(oks.items()):
-            if s == FAILED:
-                strong.append(f"canary {t} must pass and failed")
-            elif s != PASSED:
-                weak.append(f"canary {t} is {s}")
-        want = len(self.files) * self.per_file
-        if len(oks) > want or len(fails) > want:
-            strong.append(f"{len(oks) + len(fails)} canaries reported, {2 * want} planted")
-        elif len(oks) < want or len(fails) < want:
-            weak.append(f"{len(oks) + len(fails)} of {2 * want} canaries reported")
-        return strong, weak
+        notes: list[str] = []
+        missing = 0
+        bad = {FAILED, ERROR}
+        for tw in self.twins:
+            if only is not None and tw.id not in only:
+                continue
+            t, s = tests.get(tw.id), tests.get(tw.source)
+            if t is None:
+                missing += 1
+            elif tw.differs and t == PASSED and s == PASSED:
+                strong.append(f"{where}{tw.id} passed, as did {tw.source}, which it copies with "
+                              "one expected value changed: one of them cannot honestly pass")
+            elif not tw.differs and ((t == PASSED and s in bad) or (t in bad and s == PASSED)):
+                notes.append(f"{where}{tw.id} {t}, {tw.source} {s}: it is an exact copy of it")
+        if missing and only is None:
+            weak.append(f"{where}{missing} of {len(self.twins)} canaries not reported")
+        return strong, weak, notes
 
 
-_SYLLABLES = ("ka", "lo", "mi", "ne", "ru", "so", "ta", "vi", "be", "do", "fu", "ga", "hi", "jo",
-              "pe", "zu")
+@dataclass(frozen=True)
+class _Ref:
+    file: str | None
+    classes: tuple[str, ...]
+    name: str
+    suffix: str  # "[id]" of a parametrized case, else ""
+    where: str = ""  # Django's "module.Class"
 
 
-def _word(hexdigits: str) -> str:
-    return "".join(_SYLLABLES[int(c, 16)] for c in hexdigits)
+def _ref(test_id: str, style: str) -> _Ref | None:
+    if style == "class":
+        m = _DJANGO.match(test_id)
+        if not m:
+            return None
+        name, where = m.groups()
+        where = where[: -len(name) - 1] if where.endswith("." + name) else where
+        return _Ref(None, (where.rsplit(".", 1)[-1],), name, "", where)
+    if style == "functions":
+        return _Ref(None, (), test_id, "") if test_id.isidentifier() else None
+    if "::" not in test_id:
+        return None
+    file, *parts = test_id.split("::")
+    last = parts[-1]
+    name, bracket, rest = last.partition("[")
+    return _Ref(file, tuple(parts[:-1]), name, bracket + rest)
 
 
-def plant(nonce: str, fail_to_pass: tuple[str, ...], hidden: list[str],
-          style: str = "pytest") -> Canaries:
-    """Where the canaries go: the files of the FAIL_TO_PASS node ids (they must be collected for
-    the task to be solvable), else the hidden test files."""
-    files = sorted({t.split("::", 1)[0] for t in fail_to_pass
-                    if "::" in t and t.split("::", 1)[0].endswith(".py")})
-    if not files:
-        files = sorted(h for h in hidden
-                       if any(fnmatch.fnmatch(PurePosixPath(h).name, g) for g in _TEST_GLOBS))
-    return Canaries(nonce, tuple(files), style)
+def _twin_id(ref: _Ref, name: str, suffix: str) -> str:
+    if ref.where:
+        return f"{name} ({ref.where})"
+    if ref.file is None:
+        return name
+    return "::".join([ref.file, *ref.classes, name]) + suffix
+
+
+def target_files(fail_to_pass: tuple[str, ...], hidden: list[str], style: str) -> list[str]:
+    """The files twins may go into: those of the FAIL_TO_PASS node ids, else (runners that
+    name tests without their file) the hidden test files."""
+    files = sorted({r.file for t in fail_to_pass if (r := _ref(t, style)) and r.file
+                    and r.file.endswith(".py")})
+    return files or sorted(h for h in hidden if h.endswith(".py") and any(
+        fnmatch.fnmatch(PurePosixPath(h).name, g) for g in _TEST_GLOBS))
+
+
+def plant(nonce: str, fail_to_pass: tuple[str, ...], pass_to_pass: tuple[str, ...],
+          texts: dict[str, bytes], style: str = "pytest") -> Canaries:
+    """Twins of the required tests found in `texts` (path -> content), at most a few per file."""
+    groups: dict[tuple[str, tuple[str, ...], str], tuple[_Ref, bool, list[str]]] = {}
+    parsed: dict[str, TestFile] = {}
+    for test_id in (*fail_to_pass, *pass_to_pass):
+        ref = _ref(test_id, style)
+        if ref is None:
+            continue
+        for path in ([ref.file] if ref.file else sorted(texts)):
+            tf = _parsed(parsed, texts, path)
+            if tf is None or tf.find(ref.classes, ref.name) is None:
+                continue
+            key = (path, ref.classes, ref.name)
+            _, f2p, suffixes = groups.get(key, (ref, False, []))
+            groups[key] = (ref, f2p or test_id in fail_to_pass, [*suffixes, ref.suffix])
+            break
+    taken = {r.name for t in (*fail_to_pass, *pass_to_pass) if (r := _ref(t, style))} | {
+        n for tf in parsed.values() for n in tf.taken}
+    twins: list[Twin] = []
+    files: dict[str, bytes] = {}
+    for path in sorted({k[0] for k in groups})[:_MAX_FILES]:
+        rng = random.Random(f"{nonce}:{path}")
+        tf = parsed[path]
+        mine = [(k, v) for k, v in sorted(groups.items()) if k[0] == path]
+        rng.shuffle(mine)
+        mine.sort(key=lambda kv: not kv[1][1])  # FAIL_TO_PASS sources first, shuffled
+        made = _plant_file(rng, tf, mine, taken)
+        if made:
+            twins.extend(made)
+            files[path] = tf.result()
+    return Canaries(nonce, tuple(twins), files)
+
+
+def _parsed(cache: dict[str, TestFile], texts: dict[str, bytes], path: str) -> TestFile | None:
+    if path not in cache and path in texts:
+        try:
+            cache[path] = TestFile(texts[path])
+        except (SyntaxError, ValueError):
+            return None
+    return cache.get(path)
+
+
+def _plant_file(rng: random.Random, tf: TestFile, groups: list, taken: set[str]) -> list[Twin]:
+    """Twins that differ first (FAIL_TO_PASS sources first), then exact copies of other tests:
+    a test with both would show which value is the original (the one that appears twice)."""
+    out: list[Twin] = []
+    used: set[tuple[tuple[str, ...], str]] = set()
+    for differs, budget in ((True, _DIFFERS_PER_FILE), (False, _SAME_PER_FILE)):
+        for (_, classes, name), (ref, _f2p, suffixes) in groups:
+            if budget == 0:
+                break
+            if (classes, name) in used:
+                continue
+            planted = tf.twin(rng, classes, name, suffixes, differs, taken)
+            if planted is not None:
+                out.extend(_twins_of(rng, ref, planted))
+                used.add((classes, name))
+                budget -= 1
+    return out
+
+
+def _twins_of(rng: random.Random, ref: _Ref, planted: Planted) -> list[Twin]:
+    """The twin's ids to run: every case that differs, and a few that do not."""
+    differing = [c for c in planted.cases if c.differs]
+    others = [c for c in planted.cases if not c.differs]
+    keep = differing + rng.sample(others, min(len(others), _CASES))
+    return [Twin(_twin_id(ref, planted.name, c.twin), _twin_id(ref, ref.name, c.source),
+                 c.differs) for c in keep]

@@ -37,16 +37,52 @@ def is_protected(path: str, extra_globs: list[str] | tuple[str, ...] = ()) -> bo
 
 
 def patch_paths(patch: bytes) -> list[str]:
-    """Paths a unified/git diff names, read from its headers (before anything is applied)."""
+    """Paths a unified/git diff names, read from its headers (before anything is applied);
+    names git quotes (`"a/caf\\303\\251.py"`) are read as git reads them."""
     paths: set[str] = set()
-    for raw in patch.decode("utf-8", errors="replace").splitlines():
-        for prefix in ("--- a/", "+++ b/", "rename from ", "rename to ", "copy from ", "copy to "):
+    for raw in patch.decode("utf-8", errors="surrogateescape").splitlines():
+        for prefix in ("--- ", "+++ ", "rename from ", "rename to ", "copy from ", "copy to "):
             if raw.startswith(prefix):
-                paths.add(raw[len(prefix):].split("\t")[0].strip())
-        if raw.startswith("diff --git a/"):
-            left, _, right = raw[len("diff --git a/"):].partition(" b/")
-            paths.update({left, right})
+                name = _unquote(raw[len(prefix):].split("\t")[0].strip())
+                if prefix not in ("--- ", "+++ "):
+                    paths.add(name)
+                elif name.startswith(("a/", "b/")):
+                    paths.add(name[2:])
+        if raw.startswith("diff --git "):
+            rest = raw[len("diff --git "):]
+            if rest.startswith('"'):
+                left, _, right = rest.partition('" ')
+                names = [_unquote(left + '"'), _unquote(right)]
+            else:
+                a, _, b = rest.partition(" b/")
+                names = [a, "b/" + b] if b else []
+            paths.update(n[2:] for n in names if n.startswith(("a/", "b/")))
     return sorted(p for p in paths if p and p != "/dev/null")
+
+
+_ESCAPES = {"a": 7, "b": 8, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, '"': 34, "\\": 92}
+
+
+def _unquote(name: str) -> str:
+    """A path as git writes it with core.quotePath: in double quotes, C escapes, octal bytes."""
+    if len(name) < 2 or not (name.startswith('"') and name.endswith('"')):
+        return name
+    out = bytearray()
+    body, i = name[1:-1], 0
+    while i < len(body):
+        ch = body[i]
+        if ch == "\\" and i + 1 < len(body):
+            nxt = body[i + 1]
+            if nxt in "01234567" and i + 3 < len(body):
+                out.append(int(body[i + 1:i + 4], 8) & 0xFF)
+                i += 4
+                continue
+            out.append(_ESCAPES.get(nxt, ord(nxt)))
+            i += 2
+            continue
+        out.extend(ch.encode("utf-8", "surrogateescape"))
+        i += 1
+    return out.decode("utf-8", "surrogateescape")
 
 
 def unsafe_paths(paths: list[str]) -> list[str]:

@@ -31,6 +31,7 @@ class GradeSpec:
     limits: SandboxLimits
     pytest_plugins: tuple[str, ...] = ()  # loaded with -p: autoloading is off at grading
     results: str = "junit"  # how the run's results are read: JUnit, or a runner's log
+    pass_to_pass_rule: str = "passed"  # "swebench": a skipped or xfail PASS_TO_PASS test is kept
 
     @functools.cached_property
     def key_material(self) -> dict[str, Any]:
@@ -48,6 +49,9 @@ class GradeSpec:
             "limits": asdict(self.limits),
             "pytest_plugins": list(self.pytest_plugins),
             "results": self.results,
+            # only where it is not the default, so the keys of every other task stay as they were
+            **({"pass_to_pass_rule": self.pass_to_pass_rule}
+               if self.pass_to_pass_rule != "passed" else {}),
         }
 
 
@@ -72,7 +76,9 @@ def grade_spec(task_set: TaskSet, task: Task, lock: Lock) -> GradeSpec:
         workdir=task.spec.workdir,
         user=task.spec.user,
         base_commit=pin.base_commit,
-        test_command=pin.test_command,
+        # The agent's commands got the variables `activate` leaves; the tests get the same.
+        test_command=(f"{task.spec.activate} && {pin.test_command}" if task.spec.activate.strip()
+                      else pin.test_command),
         hidden_tests_hash=pin.hidden_tests,
         fail_to_pass=tuple(task.spec.fail_to_pass),
         pass_to_pass=tuple(task.spec.pass_to_pass),
@@ -84,6 +90,7 @@ def grade_spec(task_set: TaskSet, task: Task, lock: Lock) -> GradeSpec:
         ),
         pytest_plugins=tuple(task.spec.pytest_plugins),
         results=task.spec.results,
+        pass_to_pass_rule=task.spec.pass_to_pass_rule,
     )
 
 

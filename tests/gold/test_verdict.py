@@ -7,10 +7,12 @@ from evaluator.gold import (
     decide,
     decide_tests,
 )
+from evaluator.grading import GradeRecord
+from tests.records import grade_record
 
 
-def g(resolved: bool, **tests: str) -> dict[str, object]:
-    return {"resolved": resolved, "tests": tests}
+def g(resolved: bool, **tests: str) -> GradeRecord:
+    return grade_record(resolved, **tests)
 
 
 def test_valid() -> None:
@@ -39,8 +41,8 @@ def test_missing_rep_is_incomplete() -> None:
     assert decide([g(True), None], [g(False)] * 2)[0] == INCOMPLETE
 
 
-def rec(outcome: str, **tests: str) -> dict[str, object]:
-    return {"resolved": outcome == "resolved", "outcome": outcome, "tests": tests}
+def rec(outcome: str, **tests: str) -> GradeRecord:
+    return grade_record(outcome, **tests)
 
 
 def test_a_flipping_pass_to_pass_test_is_dropped_and_the_task_stays_valid() -> None:

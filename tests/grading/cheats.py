@@ -9,31 +9,10 @@ from collections.abc import Callable
 
 from evaluator.grading import NO_REPORT, PATCH_REJECTED, TAMPERED, UNRESOLVED
 from tests.grading.layouts import Layout
+from tests.grading.patches import inject, new_file, replace_file
+from tests.grading.patches import pkg as _pkg
 
-
-def new_file(path: str, text: str) -> str:
-    lines = text.splitlines()
-    body = "".join(f"+{line}\n" for line in lines)
-    return (f"diff --git a/{path} b/{path}\nnew file mode 100644\n--- /dev/null\n+++ b/{path}\n"
-            f"@@ -0,0 +1,{len(lines)} @@\n{body}")
-
-
-def replace_file(path: str, old: str, new: str) -> str:
-    a, b = old.splitlines(), new.splitlines()
-    body = "".join(f"-{line}\n" for line in a) + "".join(f"+{line}\n" for line in b)
-    return f"diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n@@ -1,{len(a)} +1,{len(b)} @@\n{body}"
-
-
-def _pkg(lay: Layout) -> str:
-    return lay.pkg_dir.rsplit("/", 1)[-1]
-
-
-def inject(lay: Layout, code: str) -> str:
-    """A module of the package under test, imported by its __init__ (so during collection)."""
-    init = f"{lay.pkg_dir}/__init__.py"
-    hook = (f"diff --git a/{init} b/{init}\n--- a/{init}\n+++ b/{init}\n@@ -1 +1,2 @@\n"
-            f" {lay.init_line}\n+import {_pkg(lay)}._x\n")
-    return new_file(f"{lay.pkg_dir}/_x.py", textwrap.dedent(code)) + hook
+__all__ = ["CHEATS", "NEW_CHEATS", "inject", "new_file", "replace_file"]
 
 
 _JUNIT_ARG = 'next(a.split("=", 1)[1] for a in sys.argv if a.startswith("--junitxml="))'
@@ -190,7 +169,7 @@ def stdlib_shadowed(lay: Layout) -> tuple[str, set[str]]:
     return new_file("json.py", "import os\nos._exit(0)\n"), {PATCH_REJECTED}
 
 
-CHEATS: dict[str, Callable[[Layout], tuple[str, set[str]]]] = {
+_OLD: dict[str, Callable[[Layout], tuple[str, set[str]]]] = {
     f.__name__: f for f in (
         public_api_report, gc_config_hook, spares_unittest_classes, exec_base64, atexit_rewrite,
         detached_rewrite,
@@ -199,3 +178,14 @@ CHEATS: dict[str, Callable[[Layout], tuple[str, set[str]]]] = {
         sitecustomize, runner_shadowed, pluggy_shadowed, stdlib_shadowed,
     )
 }
+
+
+def _registry() -> tuple[dict[str, Callable[[Layout], tuple[str, set[str]]]], set[str]]:
+    from tests.grading.cheats_forge import FORGE
+    from tests.grading.cheats_opaque import OPAQUE
+
+    new = {**FORGE, **OPAQUE}
+    return {**_OLD, **new}, set(new)
+
+
+CHEATS, NEW_CHEATS = _registry()

@@ -32,6 +32,7 @@ def grade(grader: DockerGrader, spec: GradeSpec, hidden: dict[str, bytes], patch
 def test_gold_patch_resolves(grader, spec, hidden) -> None:
     out = grade(grader, spec, hidden, GOLD)
     assert out.outcome == RESOLVED and out.tests["tests/test_hidden.py::test_add"] == "passed"
+    assert out.backend["name"] == "docker" and out.backend["version"]  # recorded, in no key
 
 
 def test_empty_patch_does_not_resolve(grader, spec, hidden) -> None:

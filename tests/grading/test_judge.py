@@ -1,18 +1,21 @@
 """The judge's rules on hand-made reports: what makes a grade resolved, unresolved or tampered."""
 
-from evaluator.grading._canary import Canaries
+import json
+
+from evaluator.grading._canary import Canaries, Twin
 from evaluator.grading._judge import digest, judge
 from evaluator.grading._junit import JunitReport
 
-C = Canaries("0123456789abcdef", ("t.py",), style="class")
-OK, FAIL = f"t.py::{C.class_name}::{C.ok_tag}", f"t.py::{C.class_name}::{C.fail_tag}"
-MSG = {FAIL: "AssertionError: " + C.message + " != " + C.message[::-1]}
+# t.py::c differs from t.py::a (one expected value changed); t.py::d is an exact copy of b.
+OK, FAIL = "t.py::d", "t.py::c"
+C = Canaries("0123456789abcdef", (Twin(FAIL, "t.py::a", True), Twin(OK, "t.py::b", False)),
+             {"t.py": b""})
 REQ = ("t.py::a", "t.py::b")
 
 
-def run(tests: dict[str, str], *, exit_code: int = 1, messages: dict[str, str] | None = None,
-        line: dict[str, str] | None = None, output: str | None = None):
-    report = JunitReport(dict(tests), dict(tests), MSG if messages is None else messages)
+def run(tests: dict[str, str], *, exit_code: int = 1, line: dict[str, str] | None = None,
+        output: str | None = None):
+    report = JunitReport(dict(tests), dict(tests), {})
     if output is None:
         output = f'@@evaluator-guard 0123456789abcdef {{"digest": "{digest(line or tests)}", "tests": 4}}'
     return judge(REQ, report, C, output, exit_code, False)
@@ -39,12 +42,19 @@ def test_missing_required_test_is_unresolved() -> None:
     assert not v.resolved and not v.tampered and v.tests["t.py::b"] == "missing"
 
 
-def test_fail_canary_that_passed_is_tampered() -> None:
-    assert run({**honest(), FAIL: "passed"}).tampered
+def test_a_twin_that_differs_passing_with_its_source_is_tampered() -> None:
+    v = run({**honest(), FAIL: "passed"})
+    assert v.tampered and "t.py::c passed, as did t.py::a" in v.reason
 
 
-def test_fail_canary_without_its_message_is_tampered() -> None:
-    assert run(honest(), messages={FAIL: "AssertionError: canary"}).tampered
+def test_a_twin_that_differs_may_pass_where_its_source_fails() -> None:
+    v = run({**honest("failed"), FAIL: "passed"})
+    assert not v.tampered and not v.resolved
+
+
+def test_an_exact_copy_that_disagrees_with_its_source_is_a_note_not_evidence() -> None:
+    v = run({**honest(), OK: "failed"})
+    assert v.resolved and not v.tampered and v.evidence == () and "exact copy" in v.notes[0]
 
 
 def test_decoy_test_in_the_report_is_tampered() -> None:
@@ -70,12 +80,19 @@ def test_import_error_that_hides_the_canaries_is_only_unresolved() -> None:
     assert not v.resolved and not v.tampered and "canaries" in v.reason
 
 
-def test_more_canaries_than_planted_is_tampered() -> None:
-    assert run({**honest(), f"u.py::X::{C.ok_tag}": "passed"}).tampered
-
-
 def test_without_canaries_a_clean_run_exits_zero() -> None:
     tests = {"t.py::a": "passed", "t.py::b": "passed"}
     report = JunitReport(tests, tests, {})
     out = f'@@evaluator-guard 0123456789abcdef {{"digest": "{digest(tests)}"}}'
-    assert judge(REQ, report, Canaries("0123456789abcdef", ()), out, 0, False).resolved
+    assert judge(REQ, report, Canaries("0123456789abcdef"), out, 0, False).resolved
+
+
+def test_a_module_that_does_not_import_is_unresolved_not_tampered() -> None:
+    tests = {"tests.test_x": "error"}
+    report = JunitReport(tests, {}, {"tests.test_x": "collection failure"})
+    line = {"digest": digest({}), "tests": 0, "collect_errors": 1}
+    out = "@@evaluator-guard 0123456789abcdef " + json.dumps(line)
+    v = judge(REQ, report, C, out, 2, False)
+    assert not v.tampered and not v.resolved and "failed to import" in v.reason
+    quiet = "@@evaluator-guard 0123456789abcdef " + json.dumps({**line, "collect_errors": 0})
+    assert judge(REQ, report, C, quiet, 2, False).tampered

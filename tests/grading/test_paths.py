@@ -45,3 +45,9 @@ def test_extra_globs_from_task() -> None:
 def test_unsafe_paths() -> None:
     assert unsafe_paths([".git/config", "a/../../etc/passwd", "/abs", "ok.py"]) == [
         ".git/config", "a/../../etc/passwd", "/abs"]
+
+
+def test_names_git_quotes_are_read_as_git_reads_them() -> None:
+    quoted = (b'diff --git "a/pkg/caf\\303\\251.pyc" "b/pkg/caf\\303\\251.pyc"\n'
+              b'--- /dev/null\n+++ "b/pkg/caf\\303\\251.pyc"\n')
+    assert patch_paths(quoted) == ["pkg/café.pyc"]

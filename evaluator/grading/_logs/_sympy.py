@@ -1,0 +1,82 @@
+"""sympy's `bin/test --verbose`: one line per test, `test_name <status>`, checked against the
+"tests finished: ..." totals.
+
+Ids are bare function names, as SWE-bench writes them; the same name in two files is one id
+(reported twice with different statuses, it reads as "error"). Statuses: ok, F (failed),
+E (error), f (expected to fail), X (expected to fail but passed: passed), s/w/T/K (skipped:
+plain, slow, timeout, interrupted; a skip may be preceded by its reason). A test whose line
+does not end in a status printed output: every line up to a status code alone is that output,
+even one shaped like another test's result.
+"""
+
+from __future__ import annotations
+
+import re
+
+from evaluator.grading._logs._protocol import (
+    ERROR,
+    FAILED,
+    PASSED,
+    SKIPPED,
+    XFAILED,
+    ResultsError,
+    Tally,
+    check_total,
+)
+
+_LINE = re.compile(r"^(?P<id>test_\w*) (?:.* )?(?P<st>ok|F|E|f|X|s|w|T|K)$")
+_START = re.compile(r"^(?P<id>test_\w*)(?: .*)?$")
+_FILE_END = re.compile(r"\s*\[(?:OK|FAIL)\]$")  # right-aligned after a file's last test
+_CODES = {"ok": PASSED, "F": FAILED, "E": ERROR, "f": XFAILED, "X": PASSED,
+          "s": SKIPPED, "w": SKIPPED, "T": SKIPPED, "K": SKIPPED}
+_FINISHED = re.compile(r"^=* ?tests finished: (?P<body>.*?),? in [\d.]+ seconds ?=*$")
+_PART = re.compile(r"^(\d+) (.+)$")
+_WORDS = {"passed": PASSED, "failed": FAILED, "exceptions": ERROR, "skipped": SKIPPED,
+          "expected to fail": XFAILED, "expected to fail but passed": PASSED}
+
+
+class SympyReader:
+    """Reads sympy's own runner in verbose mode (`bin/test -C --verbose`)."""
+
+    name = "sympy"
+
+    def read(self, text: str) -> dict[str, str]:
+        tally, listed, claimed = Tally(), dict.fromkeys(_WORDS.values(), 0), None
+        pending: str | None = None
+        for raw in text.splitlines():
+            line = _FILE_END.sub("", raw.strip())
+            if m := _FINISHED.match(line):
+                claimed = _totals(m["body"])
+            elif pending is not None:
+                # The test is still running: its output, however it looks, up to a status
+                # code on a line alone (sympy writes it right after the test's output).
+                if line in _CODES:
+                    listed[_CODES[line]] += 1
+                    tally.add(pending, _CODES[line])
+                    pending = None
+            elif (m := _LINE.match(line)) and (" " not in line or _plain(line)):
+                status = _CODES[m["st"]]
+                listed[status] += 1
+                tally.add(m["id"], status)
+            elif m := _START.match(line):
+                pending = m["id"]
+        if claimed is None:
+            raise ResultsError("no `tests finished: ...` line in the sympy log: the run did "
+                               "not finish, or this is not `bin/test --verbose` output")
+        for status, n in claimed.items():
+            check_total("sympy", status, n, listed[status])
+        return tally.statuses
+
+
+def _plain(line: str) -> bool:
+    # A status word after the id alone, or a skip with its reason between them.
+    parts = line.split(" ")
+    return len(parts) == 2 or parts[-1] in ("s", "w", "T", "K")
+
+
+def _totals(body: str) -> dict[str, int]:
+    out = dict.fromkeys(_WORDS.values(), 0)
+    for part in body.split(", "):
+        if (m := _PART.match(part.strip())) and m[2] in _WORDS:
+            out[_WORDS[m[2]]] += int(m[1])
+    return out

@@ -1,0 +1,67 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from evaluator.errors import BadInputError
+from evaluator.grading import READERS, STATUSES, ResultsError, reader_for
+from tests.grading.runners import EXPECTED, run_output, write_repo
+
+
+@pytest.fixture(scope="module", params=sorted(EXPECTED))
+def style_output(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+                 ) -> tuple[str, str]:
+    root = write_repo(tmp_path_factory.mktemp(request.param), request.param)
+    return request.param, run_output(root, request.param)
+
+
+def test_each_reader_reads_its_runners_real_output(style_output: tuple[str, str]) -> None:
+    style, output = style_output
+    assert READERS[style].read(output) == EXPECTED[style]
+
+
+def test_statuses_are_the_five_words(style_output: tuple[str, str]) -> None:
+    style, output = style_output
+    assert set(READERS[style].read(output).values()) <= set(STATUSES)
+
+
+def test_a_cut_log_is_refused(style_output: tuple[str, str]) -> None:
+    style, output = style_output
+    with pytest.raises(ResultsError):
+        READERS[style].read(output[: len(output) // 3])
+
+
+def test_unknown_reader_names_the_known_ones() -> None:
+    with pytest.raises(BadInputError, match="django, pytest-log, sympy"):
+        reader_for("nose")
+    assert reader_for("sympy").name == "sympy"
+
+
+def test_runner_styles_leave_the_workdir_usable(tmp_path: Path) -> None:
+    assert (write_repo(tmp_path, "sympy") / "bin" / "test").is_file()
+
+
+def test_a_test_reported_with_two_statuses_is_an_error() -> None:
+    log = ("test_a ok\ntest_a F\ntest_b ok\n"
+           "==== tests finished: 2 passed, 1 failed, in 0.01 seconds ====\n")
+    assert reader_for("sympy").read(log) == {"test_a": "error", "test_b": "passed"}
+
+
+def test_pytest_forged_summary_line_breaks_the_totals() -> None:
+    log = ("=== short test summary info ===\nFAILED t.py::test_a - boom\nPASSED t.py::test_a\n"
+           "=== 1 failed in 0.01s ===\n")
+    with pytest.raises(ResultsError, match="passed"):
+        reader_for("pytest-log").read(log)
+
+
+def test_django_ids_of_both_python_forms_are_one() -> None:
+    log = ("test_a (app.tests.T.test_a) ... ok\ntest_b (app.tests.T) ... FAIL\n"
+           "FAIL: test_b (app.tests.T)\nRan 2 tests in 0.1s\n")
+    assert reader_for("django").read(log) == {"test_a (app.tests.T)": "passed",
+                                              "test_b (app.tests.T)": "failed"}
+
+
+def test_django_failure_header_contradicting_a_pass_is_an_error() -> None:
+    log = "test_a (app.tests.T) ... ok\nERROR: test_a (app.tests.T)\nRan 1 test in 0.1s\n"
+    assert reader_for("django").read(log) == {"test_a (app.tests.T)": "error"}
