@@ -12,6 +12,17 @@ is written under a work folder (a copy of the set, its lock and stores), never i
 
     python benchmarks/bench_swebench_agreement.py                  # demo: lock, gold, eval first
     python benchmarks/bench_swebench_agreement.py --store .eval --skip-run --agents reference-strong
+    python benchmarks/bench_swebench_agreement.py --suites symp,tally  # upstream-size instances
+
+`--suites` grades rows of the upstream runner shapes of tests/swebench/suites.py (sympy's
+`bin/test`, Django's runner, pytest -rA with PYTHONPATH=src or colour, pytest testing a plugin
+with pytester, unittest), at upstream size (default: 50,000 commits before the base holding
+about 300 MB of packed history, `--mb` 100 MB of source in `--files` 10,000 files), with their
+gold patches: ours (`predictions grade`, a store holding only the gate's verdicts) and the
+official harness (`run_evaluation`, the same images and rows), `--workers` at a time each,
+`--rounds` rounds alternated, timed side by side (goal: ours a third of the official's time or
+less), resolved sets compared. The lock's one-time cost per image (history read and seal) is
+printed apart: graders use the seal it made.
 
 The official harness creates its containers on Docker's default network; on an engine without
 a bridge (`dockerd --iptables=false --bridge=none`) `--no-bridge` (the default here) runs it with
@@ -34,7 +45,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 VERDICTS = ("valid", "flaky", "broken-gold", "passes-without-fix", "incomplete")
-VENV = Path(os.environ.get("SWEBENCH_VENV", "/tmp/swebench-venv"))
+VENV = ROOT / os.environ.get("SWEBENCH_VENV", ".venv-swebench")  # `make swebench-venv`
 PY = sys.executable
 # Runs the official entry point with network_mode="none" on every container it creates.
 NO_BRIDGE = ("import runpy, docker.models.containers as c; o = c.ContainerCollection.create; "
@@ -53,10 +64,10 @@ def run(cmd: list[str], env: dict[str, str], cwd: Path = ROOT) -> subprocess.Com
 
 def ensure_official() -> Path:
     py = VENV / "bin" / "python"
-    if not py.exists():
-        subprocess.run([PY, "-m", "venv", str(VENV)], check=True)
-    if subprocess.run([str(py), "-c", "import swebench"], capture_output=True).returncode:
-        subprocess.run([str(py), "-m", "pip", "install", "-q", "swebench==5.0.2"], check=True)
+    if subprocess.run([str(py), "-c", "import swebench"], capture_output=True).returncode \
+            if py.exists() else True:
+        subprocess.run(["make", "-C", str(ROOT), "swebench-venv", f"SWEBENCH_VENV={VENV}"],
+                       check=True)
     return py
 
 
@@ -71,8 +82,20 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--bridge", action="store_true", help="let the official harness use "
                     "Docker's default network")
+    ap.add_argument("--suites", help="comma-separated families of tests/swebench/suites.py "
+                    "(symp, djang, srclay, colour, tally, unitt), padded to --mb/--files/--commits")
+    ap.add_argument("--mb", type=float, default=100, help="MB of source in the working tree")
+    ap.add_argument("--files", type=int, default=10_000)
+    ap.add_argument("--commits", type=int, default=50_000, help="commits before the base")
+    ap.add_argument("--history-mb", type=float, default=300, help="MB of packed history")
+    ap.add_argument("--rounds", type=int, default=2, help="timed rounds of each side")
+    ap.add_argument("--timeout", type=int, default=1800, help="the official harness's "
+                    "--timeout per instance (its default)")
     a = ap.parse_args()
     official = ensure_official()
+    if a.suites:
+        suites(a, official)
+        return
     work = a.out or Path(tempfile.mkdtemp(prefix="swebench-agree-"))
     store = a.store or work / "store"
     tasks = work / "tasks"
@@ -138,6 +161,110 @@ def roundtrip(name: str, work: Path, agents: list[str], env: dict[str, str], doi
               f"{before == after}" + (f" (differ: {sorted(before ^ after)})" if before != after
                                       else ""))
     print(f"round trip took {time.monotonic() - t0:.1f} s")
+
+
+def suites(a: argparse.Namespace, py: Path) -> None:
+    sys.path.insert(0, str(ROOT))
+    from tests.swebench import official
+    from tests.swebench.suites import FAMILIES, build, build_image
+
+    work = a.out or Path(tempfile.mkdtemp(prefix="swebench-suites-"))
+    wanted = a.suites.split(",")
+    rows, gold = [], {}
+    load0 = os.getloadavg()
+    t0 = time.monotonic()
+    for fam in (f for f in FAMILIES if f.name in wanted):
+        ctx, r, p = build(work / "src", fam, pad_mb=a.mb, pad_files=a.files, commits=a.commits,
+                          history_mb=a.history_mb)
+        repo = ctx / "repo"
+        pack = subprocess.run(["git", "-C", str(repo), "count-objects", "-vH"], text=True,
+                              capture_output=True).stdout
+        tree = subprocess.run(["du", "-sh", "--exclude=.git", str(repo)], text=True,
+                              capture_output=True).stdout.split()[0]
+        sizes = dict(ln.split(": ", 1) for ln in pack.splitlines() if ": " in ln)
+        print(f"{fam.name}: {len(r)} row(s), {a.commits + 1} commits, history "
+              f"{sizes.get('size-pack')} packed and {sizes.get('size')} loose, working tree "
+              f"{tree}", flush=True)
+        build_image(ctx, fam.image.replace(":1", ":upstream"))
+        for row in r:
+            row["image"] = fam.image.replace(":1", ":upstream")
+        rows += r
+        gold.update({i: v["gold"] for i, v in p.items()})
+    print(f"built {len(rows)} row(s) of {', '.join(wanted)} in {time.monotonic() - t0:.0f} s",
+          flush=True)
+    inst, preds = work / "instances.jsonl", work / "gold.jsonl"
+    inst.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    preds.write_text("".join(json.dumps({"instance_id": i, "model_name_or_path": "gold",
+                                         "model_patch": g}) + "\n" for i, g in gold.items()))
+    env = {**os.environ, "EVAL_STORE": str(work / "store"), "PYTHONPATH": str(ROOT),
+           "EVAL_TASKS": str(work / "tasks"), "EVAL_LOCK_DIR": str(work / "lock")}
+    doit = [PY, "-m", "doit", "-f", str(ROOT / "dodo.py")]
+    run([PY, "-m", "evaluator", "import", "swebench", str(inst), "--set", "up"], env)
+    set_yaml = work / "tasks" / "up" / "set.yaml"
+    # The gate only decides which rows count here (gold once, no exploit families): untimed.
+    set_yaml.write_text(set_yaml.read_text().replace("gold_reps: 3", "gold_reps: 1")
+                        + "exploits: []\n")
+    t = time.monotonic()
+    locked = run([*doit, "lock:up"], env)
+    took_lock = time.monotonic() - t
+    seal = [ln for ln in (locked.stdout + locked.stderr).splitlines() if "view of the future" in ln]
+    print(f"lock (once per image: pins, history read, seal): {took_lock:.1f} s; "
+          f"{seal[-1].strip() if seal else ''}", flush=True)
+    print(run([*doit, "-n", str(a.workers), "-P", "process", "gold:up"], env).stdout.strip(),
+          flush=True)
+    times: dict[str, list[float]] = {"ours": [], "official": []}
+    for rnd in range(a.rounds):  # alternated, so a load that comes and goes falls on both
+        fresh = work / f"ours-{rnd}"
+        shutil.copytree(work / "store" / "records" / "verdict", fresh / "records" / "verdict")
+        t = time.monotonic()
+        run([PY, "-m", "evaluator", "predictions", "grade", str(preds), "--set", "up", "--jobs",
+             str(a.workers)], {**env, "EVAL_STORE": str(fresh)})
+        times["ours"].append(time.monotonic() - t)
+        run([PY, "-m", "evaluator", "export", "swebench", "--set", "up", "--agent", "gold",
+             "--out", str(work / f"ours-out-{rnd}"), "--no-instances"],
+            {**env, "EVAL_STORE": str(fresh)})
+        print(f"round {rnd + 1}: ours {times['ours'][-1]:.1f} s", flush=True)
+        t = time.monotonic()
+        proc = official.start(py, inst, preds, f"bench-{rnd}", work / "official", a.workers,
+                              timeout_s=a.timeout)
+        theirs = official.results(proc, work / "official", f"bench-{rnd}", "gold", gold,
+                                  expect_graded=False, wait_s=4 * a.timeout * len(rows))
+        times["official"].append(time.monotonic() - t)
+        errors = sorted(i for i, o in theirs.items() if o.state != "graded")
+        print(f"round {rnd + 1}: official {times['official'][-1]:.1f} s"
+              + (f" ({len(errors)} not graded: error or past --timeout {a.timeout} s: "
+                 f"{', '.join(errors)})" if errors else "")
+              + f", load {os.getloadavg()[0]:.1f}", flush=True)
+    last = a.rounds - 1
+    ours_ids = set(json.loads((work / f"ours-out-{last}" / "summary.json").read_text())
+                   ["resolved_ids"])
+    their_ids = {i for i, o in theirs.items() if o.resolved}
+    load = os.getloadavg()
+    n = len(rows)
+    print(f"\n{n} instance(s), gold patches, {a.workers} at a time on each side:")
+    print(f"  ours:     {' '.join(f'{x:.1f}' for x in times['ours'])} s  `evaluator predictions "
+          "grade` in a store holding only the gate's verdicts (sealed image, made at lock): per "
+          "row a fresh sandbox, git apply, the import probe, hidden tests and canaries, the "
+          "hardened test command, its JUnit report or log, the grade and result records")
+    print(f"  official: {' '.join(f'{x:.1f}' for x in times['official'])} s  swebench "
+          f"{official_version(py)} `run_evaluation -p gold --max_workers {a.workers}` on the same "
+          "rows and images: per row a container, its git apply chain, git diff before and after, "
+          "the eval script (git status/show/diff, checkout and apply of the test patch, the test "
+          "command), its log parser and report")
+    best_ours, best_theirs = min(times["ours"]), min(times["official"])
+    print(f"  ours / official (best of {a.rounds} each): {best_ours / best_theirs:.2f} "
+          f"(goal: 0.33 or less; official / ours {best_theirs / best_ours:.2f}x); per instance "
+          f"ours {best_ours / n:.1f} s, official {best_theirs / n:.1f} s")
+    print(f"  resolved: ours {len(ours_ids)}, official {len(their_ids)}, identical: "
+          f"{ours_ids == their_ids}")
+    print(f"  load average (1/5/15 min) before {load0[0]:.1f} {load0[1]:.1f} {load0[2]:.1f}, "
+          f"after {load[0]:.1f} {load[1]:.1f} {load[2]:.1f} on {os.cpu_count()} CPUs (other "
+          f"processes on this machine count); files under {work}")
+
+
+def official_version(py: Path) -> str:
+    return subprocess.run([str(py), "-c", "import swebench; print(swebench.__version__)"],
+                          text=True, capture_output=True).stdout.strip() or "?"
 
 
 def ours_side(name: str, store: Path, out: Path, agent: str, env: dict[str, str]

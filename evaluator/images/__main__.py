@@ -11,6 +11,7 @@ import sys
 
 from evaluator.errors import EvalError
 from evaluator.images._base import BASE_TAG, ensure_base_image, repin
+from evaluator.sandbox import docker_client
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -24,8 +25,6 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "pin":
             print(repin().digest)
         else:
-            from evaluator.sandbox import docker_client
-
             print(ensure_base_image(docker_client(), args.tag))
     except EvalError as e:
         print(f"error: {e}", file=sys.stderr)

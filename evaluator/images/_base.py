@@ -10,8 +10,6 @@ machine. A tagged base whose pins label matches the lock is reused; a re-pin (`d
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import glob
 import os
 import re
@@ -19,13 +17,13 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import docker
 import docker.errors
 
 from evaluator.errors import BadInputError, InfraError
+from evaluator.filelock import exclusive
 from evaluator.images import _debs, _rootfs
 from evaluator.images._layer import CREATED, image_config, load_image, tree_entries, write_layer
 from evaluator.images._pins import (
@@ -37,10 +35,11 @@ from evaluator.images._pins import (
     resolve_pins,
     write_pins,
 )
+from evaluator.settings import Settings, settings
 
 BASE_TAG = "evaluator/base:bookworm-2"
 PINS_LABEL = "evaluator.base.pins"
-MIRROR_ENV = "EVAL_DEBIAN_MIRROR"
+MIRROR_ENV = Settings.debian_mirror.env
 
 _FALLBACK_MIRROR = "http://deb.debian.org/debian"
 _CONFIG = {
@@ -63,7 +62,7 @@ def ensure_base_image(client: docker.DockerClient, tag: str = BASE_TAG,
     if found is not None:
         return found
     # Two processes (parallel test workers, two `make demo`s) must not both spend minutes building.
-    with _exclusive(Path(tempfile.gettempdir()) / _LOCK_NAME):
+    with exclusive(Path(tempfile.gettempdir()) / _LOCK_NAME):
         found = _current(client, tag, path)
         if found is not None:
             return found
@@ -104,7 +103,7 @@ def _changes(old: BasePins | None, new: BasePins) -> str:
 def current_mirror() -> str:
     """$EVAL_DEBIAN_MIRROR, else the mirror apt is configured with (any mirror with the pinned
     files works: the pins name files and hashes, not a mirror)."""
-    return os.environ.get(MIRROR_ENV, "").strip().rstrip("/") or debian_mirror()
+    return (settings.debian_mirror or "").rstrip("/") or debian_mirror()
 
 
 def debian_mirror(
@@ -197,16 +196,6 @@ def build_base(client: docker.DockerClient, tag: str, pins: BasePins) -> str:
         image_id = load_image(client, tag, config, [(diff_id, layer)])
     _log(f"built {tag} = {image_id} in {time.monotonic() - started:.0f}s")
     return image_id
-
-
-@contextlib.contextmanager
-def _exclusive(path: Path) -> Iterator[None]:
-    with open(path, "a") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(f, fcntl.LOCK_UN)
 
 
 def _log(message: str) -> None:

@@ -17,19 +17,17 @@ from pathlib import Path
 
 from evaluator.errors import InfraError, StaleLockError
 from evaluator.images._pins import REPIN_HINT, BasePins, DebPin
+from evaluator.settings import Settings, settings
 
-DEB_CACHE_ENV = "EVAL_DEB_CACHE"
+DEB_CACHE_ENV = Settings.deb_cache.env
 _WORKERS = 8
 _TIMEOUT_S = 60
 
 
 def deb_cache() -> Path:
-    """`$EVAL_DEB_CACHE`, else `$XDG_CACHE_HOME/evaluator/debs` (~/.cache by default)."""
-    env = os.environ.get(DEB_CACHE_ENV, "").strip()
-    if env:
-        return Path(env)
-    xdg = os.environ.get("XDG_CACHE_HOME", "").strip() or str(Path.home() / ".cache")
-    return Path(xdg) / "evaluator" / "debs"
+    """`settings.deb_cache`: `$EVAL_DEB_CACHE`, else `$XDG_CACHE_HOME/evaluator/debs`
+    (~/.cache by default)."""
+    return settings.deb_cache
 
 
 def _sha256(path: Path) -> str:

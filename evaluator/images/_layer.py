@@ -171,12 +171,73 @@ def image_config(diff_ids: list[str], config: dict[str, Any],
 
 
 def load_image(client: docker.DockerClient, tag: str, config: bytes,
-               layers: list[tuple[str, Path | None]]) -> str:
+               layers: list[tuple[str, Path | None]], parent: str | None = None) -> str:
     """Load a docker-archive of `config` and `layers` (diff_id, tar file) and tag it `tag`.
 
-    A layer given as None must already be on the engine (a base image's): the engine skips
-    layers it has, so a task image's archive carries only its own layer.
+    A layer given as None must already be on the engine (a base image's, `parent`'s): Docker
+    skips layers it has, so a task image's archive carries only its own layer. Podman wants
+    every layer in the archive: where it refuses one without them, they are read out of
+    `parent` (`docker save`) and the archive is made again with them.
     """
+    try:
+        return _load(client, tag, config, layers)
+    except InfraError as e:
+        if parent is None or _MISSING_LAYERS not in str(e):
+            raise
+    with tempfile.TemporaryDirectory(prefix="evaluator-layers-") as tmp:
+        held = _saved_layers(client, parent, Path(tmp))
+        return _load(client, tag, config, [(d, p or held.get(d)) for d, p in layers])
+
+
+# podman's answer to an archive that leaves out layers it holds already.
+_MISSING_LAYERS = "layer tarfiles are missing"
+
+
+def _saved_layers(client: docker.DockerClient, image: str, into: Path) -> dict[str, Path]:
+    """The layer tars of `image` as the engine saves it, by diff_id (the sha256 of each)."""
+    held: dict[str, Path] = {}
+    try:
+        chunks = client.images.get(image).save(named=False)
+        with tarfile.open(fileobj=_Chunks(chunks), mode="r|") as tar:
+            for member in tar:
+                source = tar.extractfile(member) if member.isreg() else None
+                if source is None or not member.name.endswith(".tar"):
+                    continue
+                path, digest = into / f"{len(held)}.tar", hashlib.sha256()
+                with path.open("wb") as out:
+                    while block := source.read(1 << 20):
+                        digest.update(block)
+                        out.write(block)
+                held[f"sha256:{digest.hexdigest()}"] = path
+    except (docker.errors.DockerException, tarfile.TarError, OSError) as e:
+        raise InfraError(f"reading the layers of {image} out of the engine: {e}") from e
+    return held
+
+
+class _Chunks(io.RawIOBase):
+    """An engine's stream of chunks as a readable file, for tarfile's stream mode."""
+
+    def __init__(self, chunks: Iterable[bytes]) -> None:
+        self._chunks, self._left = iter(chunks), memoryview(b"")
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        # A view, not a slice: tarfile reads 10 KB at a time from the engine's 2 MB chunks, and
+        # copying what is left of a chunk on each read is quadratic in its size.
+        while not self._left:
+            chunk = next(self._chunks, b"")
+            if not chunk:
+                return 0
+            self._left = memoryview(chunk)
+        n = min(len(b), len(self._left))
+        b[:n], self._left = self._left[:n], self._left[n:]
+        return n
+
+
+def _load(client: docker.DockerClient, tag: str, config: bytes,
+          layers: list[tuple[str, Path | None]]) -> str:
     image_id = "sha256:" + hashlib.sha256(config).hexdigest()
     names = [f"{d.split(':', 1)[1]}/layer.tar" for d, _ in layers]
     config_name = image_id.split(":", 1)[1] + ".json"

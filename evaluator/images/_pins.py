@@ -20,8 +20,9 @@ from typing import Any
 
 from evaluator.errors import BadInputError, InfraError, StaleLockError
 from evaluator.hashing import hash_json
+from evaluator.settings import Settings, settings
 
-BASE_LOCK_ENV = "EVAL_BASE_LOCK"
+BASE_LOCK_ENV = Settings.base_lock.env
 PINS_FORMAT = 1
 SUITE = "bookworm"
 VARIANT = "minbase"
@@ -33,8 +34,7 @@ _FIELDS = ("Priority", "Essential", "Multi-Arch", "Provides", "Pre-Depends", "De
 
 def base_lock_path() -> Path:
     """`$EVAL_BASE_LOCK`, else `lock/base.lock` of this checkout (one base for every set)."""
-    env = os.environ.get(BASE_LOCK_ENV, "").strip()
-    return Path(env) if env else Path(__file__).resolve().parents[2] / "lock" / "base.lock"
+    return settings.base_lock
 
 
 @dataclass(frozen=True)

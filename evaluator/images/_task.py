@@ -25,6 +25,11 @@ from evaluator.hashing import hash_tree
 from evaluator.images._gitindex import without_stat
 from evaluator.images._layer import CREATED, Entry, image_config, load_image, write_layer
 
+# Where a task image holds its repository and whom its sandboxes run as, unless the task says
+# otherwise (SWE-bench's layout; the task schema, the sandboxes and the importer default to it).
+TASK_WORKDIR = "/testbed"
+TASK_USER = "1000:1000"
+
 SOURCE_LABEL = "evaluator.source"
 BASE_LABEL = "evaluator.base"
 
@@ -52,8 +57,8 @@ def build_task_image(
     base_image: str,
     tag: str,
     repo_dir: Path,
-    workdir: str = "/testbed",
-    user: str = "1000:1000",
+    workdir: str = TASK_WORKDIR,
+    user: str = TASK_USER,
 ) -> str:
     """Build `tag` from `base_image` with `repo_dir` committed at `workdir`; return the image id."""
     repo_dir = Path(repo_dir)
@@ -88,7 +93,8 @@ def build_task_image(
         raw = image_config(diff_ids + [diff_id], config, history,
                            str(attrs.get("Architecture") or "amd64"))
         try:
-            return load_image(client, tag, raw, [(d, None) for d in diff_ids] + [(diff_id, layer)])
+            return load_image(client, tag, raw, [(d, None) for d in diff_ids] + [(diff_id, layer)],
+                              parent=str(base.id))
         except InfraError as e:
             raise InfraError(f"building task image {tag} failed: {e}") from e
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import docker.errors
+
 from evaluator.errors import InfraError
 from evaluator.hashing import hash_tree
 from evaluator.swebench._command import Unmapped
@@ -20,8 +22,6 @@ class DockerfileBuilder:
         self._client, self._network = client, network
 
     def __call__(self, row: Row, task_id: str) -> str:
-        import docker.errors
-
         assert row.dockerfile is not None
         context = row.dockerfile.parent
         tag = f"swebench-import/{task_id}:{hash_tree(context)[:16]}"

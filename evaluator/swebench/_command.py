@@ -8,6 +8,8 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
+from evaluator.images import TASK_WORKDIR
+
 START, END = ">>>>> Start Test Output", ">>>>> End Test Output"
 # The conda environment every SWE-bench image activates before its tests.
 DEFAULT_SETUP = ". /opt/miniconda3/bin/activate && conda activate testbed"
@@ -29,6 +31,7 @@ class Command:
     test_command: str
     results: str  # junit, pytest-log, django or sympy
     dropped: list[str] = field(default_factory=list)  # eval-script steps left out
+    activate: str = ""  # the environment lines: the task's `activate`, for tests and agent
 
 
 def results_for(row: dict[str, Any]) -> str:
@@ -52,7 +55,7 @@ _PYTEST_LIKE = {f"parse_log_{n}" for n in (
 
 
 def command_for(row: dict[str, Any], test_files: list[str], setup: str = DEFAULT_SETUP,
-                workdir: str = "/testbed") -> Command:
+                workdir: str = TASK_WORKDIR) -> Command:
     results = results_for(row)
     script = row.get("eval_script")
     if script:
@@ -66,7 +69,7 @@ def command_for(row: dict[str, Any], test_files: list[str], setup: str = DEFAULT
                            "reads pytest output")
         run = _JUNIT.sub("", run)  # the grader says where the report goes
         run = _PYTEST.sub(lambda m: f"{m[1]}{m[2]} --junitxml={{junit_xml}}", run, count=1)
-    return Command(" && ".join([*prelude, run]), results, dropped)
+    return Command(run, results, dropped, " && ".join(prelude))
 
 
 def _runner(results: str, test_files: list[str]) -> str:

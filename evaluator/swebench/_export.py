@@ -18,14 +18,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from evaluator.attempts import attempt_status, load_eval, plan_eval
 from evaluator.errors import BadInputError
-from evaluator.gold import VALID, verdicts
-from evaluator.grading import PATCH_FAILED, PATCH_REJECTED
+from evaluator.gold import VerdictRecord, exploit_summary, verdicts
+from evaluator.grading import NOT_RUN, why_not
 from evaluator.lock import Lock
 from evaluator.store import Store
+from evaluator.subjects import planned_of
+from evaluator.subjects import prediction_subjects as subjects
 from evaluator.swebench._hidden import BaseFiles
 from evaluator.swebench._instances import instance_id, instance_row
-from evaluator.swebench._subjects import planned_of, subjects
 from evaluator.taskset import Task, TaskSet
 from evaluator.version import harness_version
 
@@ -45,11 +47,13 @@ def tests_status(task: Task, grade: dict[str, Any] | None, dropped: dict[str, st
     """Required tests by kind; PASS_TO_PASS tests the gold gate dropped as flaky are left out
     (summary.json lists them with the reason)."""
     tests = (grade or {}).get("tests", {})
+    kept = ("passed", "skipped") if task.spec.pass_to_pass_rule == "swebench" else ("passed",)
     out: dict[str, dict[str, list[str]]] = {}
-    for name, ids in (("FAIL_TO_PASS", task.spec.fail_to_pass),
-                      ("PASS_TO_PASS", [t for t in task.spec.pass_to_pass if t not in dropped])):
-        out[name] = {"success": [t for t in ids if tests.get(t) == "passed"],
-                     "failure": [t for t in ids if tests.get(t) != "passed"]}
+    for name, ids, ok in (
+            ("FAIL_TO_PASS", task.spec.fail_to_pass, ("passed",)),
+            ("PASS_TO_PASS", [t for t in task.spec.pass_to_pass if t not in dropped], kept)):
+        out[name] = {"success": [t for t in ids if tests.get(t) in ok],
+                     "failure": [t for t in ids if tests.get(t) not in ok]}
     for name in ("FAIL_TO_FAIL", "PASS_TO_FAIL"):
         out[name] = {"success": [], "failure": []}
     return out
@@ -59,18 +63,18 @@ def instance_report(o: Outcome, dropped: dict[str, str]) -> dict[str, Any]:
     entry: dict[str, Any] = {"patch_is_None": o.patch is None, "patch_exists": bool(o.patch),
                              "patch_successfully_applied": False, "resolved": False}
     if o.patch and o.result is not None and o.grade is not None:
-        applied = o.grade.get("outcome") not in (PATCH_FAILED, PATCH_REJECTED)
+        applied = o.grade.get("outcome") not in NOT_RUN
         entry["patch_successfully_applied"] = applied
         entry["resolved"] = bool(o.result.get("resolved"))
         if applied:
             entry["tests_status"] = tests_status(o.task, o.grade, dropped)
+        if why := why_not(o.grade):
+            entry["evaluator_why"] = why
     return entry
 
 
 def agent_outcomes(store: Store, task_set: TaskSet, lock: Lock, agent: str, sample: int,
                    evals_root: Path, agents_root: Path) -> list[Outcome]:
-    from evaluator.attempts import attempt_status, load_eval, plan_eval
-
     plan = plan_eval(task_set, lock, load_eval(task_set.name, evals_root), store, agents_root)
     if agent not in plan.agents:
         raise BadInputError(f"{agent!r} is neither an agent of evals/{task_set.name}.yaml "
@@ -107,7 +111,7 @@ def export(store: Store, task_set: TaskSet, lock: Lock, name: str, outcomes: lis
     gate = verdicts(store, task_set, lock)
     preds = [{"instance_id": instance_id(o.task), "model_name_or_path": name,
               "model_patch": o.patch} for o in outcomes]
-    report = {instance_id(o.task): instance_report(o, gate[o.task.id].get("dropped") or {})
+    report = {instance_id(o.task): instance_report(o, gate[o.task.id].dropped)
               for o in outcomes}
     _write(out / "predictions.jsonl", "".join(json.dumps(p) + "\n" for p in preds))
     _write(out / "report.json", json.dumps(report, indent=4) + "\n")
@@ -119,15 +123,19 @@ def export(store: Store, task_set: TaskSet, lock: Lock, name: str, outcomes: lis
     return summary
 
 
-def _summary(task_set: TaskSet, lock: Lock, gate: dict[str, dict[str, Any]],
+def _summary(task_set: TaskSet, lock: Lock, gate: dict[str, VerdictRecord],
              outcomes: list[Outcome], report: dict[str, dict[str, Any]]) -> dict[str, Any]:
     all_ids = sorted(instance_id(t) for t in task_set.tasks)
     submitted = sorted(report)
     empty = sorted(i for i, r in report.items() if not r["patch_exists"])
     graded = {instance_id(o.task) for o in outcomes if o.result is not None}
-    completed = sorted(i for i in submitted if i in graded and i not in empty)
+    # A patch that never reached the tests (it does not apply, or was rejected) is an error in
+    # the official summary (its instance has no report), not an unresolved instance.
+    not_run = {i for i, r in report.items()
+               if r["patch_exists"] and i in graded and not r["patch_successfully_applied"]}
+    completed = sorted(i for i in submitted if i in graded and i not in empty and i not in not_run)
     resolved = sorted(i for i in completed if report[i]["resolved"])
-    errors = sorted(i for i in submitted if i not in graded and i not in empty)
+    errors = sorted(i for i in submitted if (i not in graded or i in not_run) and i not in empty)
     return {
         "total_instances": len(all_ids), "submitted_instances": len(submitted),
         "completed_instances": len(completed), "resolved_instances": len(resolved),
@@ -140,10 +148,17 @@ def _summary(task_set: TaskSet, lock: Lock, gate: dict[str, dict[str, Any]],
         "evaluator": {
             "task_set": task_set.name, "lock_version": lock.version,
             "grader_version": harness_version("grader"),
-            "excluded": {instance_id(t): gate[t.id].get("verdict") for t in task_set.tasks
-                         if gate[t.id].get("verdict") != VALID},
-            "dropped_tests": {instance_id(t): gate[t.id]["dropped"] for t in task_set.tasks
-                              if gate[t.id].get("dropped")},
+            "excluded": {instance_id(t): gate[t.id].verdict for t in task_set.tasks
+                         if not gate[t.id].valid},
+            "dropped_tests": {instance_id(t): gate[t.id].dropped for t in task_set.tasks
+                              if gate[t.id].dropped},
+            "errors": {i: report[i].get("evaluator_why") or "not graded yet, or an infra error"
+                       for i in errors},
+            # Left out because a bundled exploit resolves them unflagged: which ones.
+            "exploitable": {instance_id(t): gate[t.id].exploitable for t in task_set.tasks
+                            if gate[t.id].exploitable},
+            "exploit_gate": {k: v for k, v in exploit_summary(gate).items()
+                             if k != "exploitable"},
         },
     }
 

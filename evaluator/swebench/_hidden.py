@@ -11,10 +11,13 @@ import tempfile
 from pathlib import Path
 from typing import Any, Protocol
 
+import docker.errors
+
 from evaluator.errors import BadInputError, InfraError
 from evaluator.grading import patch_paths, unsafe_paths
-from evaluator.lock import DockerPinResolver
+from evaluator.lock import DockerPinResolver, ImageMissing
 from evaluator.swebench._command import Unmapped
+from evaluator.swebench._fetch import MissingImage
 
 
 class BaseFiles(Protocol):
@@ -41,8 +44,6 @@ class ImageFiles:
 
     def read(self, commit: str, paths: list[str]) -> dict[str, bytes]:
         def run(argv: list[str], stdin: bytes) -> bytes:
-            import docker.errors
-
             script = 'printf "%s" "$0" | base64 -d | "$@"'
             try:
                 image = DockerPinResolver(self._client).image(self._image)  # pulled if missing
@@ -50,9 +51,8 @@ class ImageFiles:
                     image, ["sh", "-c", script, base64.b64encode(stdin).decode(), *argv],
                     network_mode="none", cap_drop=["ALL"], remove=True, user="root",
                     security_opt=["no-new-privileges"], working_dir=self._workdir)
-            except docker.errors.ImageNotFound:
-                raise Unmapped(f"image {self._image!r} is not on this Docker engine: pull or "
-                               "build it, or pass --repo-dir with a clone") from None
+            except (docker.errors.ImageNotFound, ImageMissing):
+                raise MissingImage(f"image {self._image} is not on this Docker engine") from None
             except BadInputError as exc:
                 raise Unmapped(str(exc)) from None
             except docker.errors.DockerException as exc:

@@ -22,9 +22,12 @@ from pydantic import ValidationError
 
 from evaluator.errors import BadInputError
 from evaluator.hashing import hash_tree
+from evaluator.images import TASK_WORKDIR
 from evaluator.swebench._command import DEFAULT_SETUP, Unmapped, command_for
+from evaluator.swebench._fetch import MissingImage, fetch_command, missing_hint
 from evaluator.swebench._hidden import BaseFiles, hidden_files
-from evaluator.swebench._predictions import META_FILE
+from evaluator.swebench._idnotes import id_notes
+from evaluator.swebench._instances import META_FILE
 from evaluator.swebench._rows import Row, id_list
 from evaluator.taskset import SetSpec, TaskSpec
 
@@ -52,7 +55,7 @@ class ImportOptions:
     tasks_root: Path
     setup: str = DEFAULT_SETUP  # environment activation for rows without an eval_script
     user: str | None = None  # else the row's `user` (ours, from an export), else root
-    workdir: str = "/testbed"
+    workdir: str = TASK_WORKDIR
     image_template: str | None = None  # "{instance_id}" filled in; else the official name
     replace: bool = False
     base_files: Callable[[str], BaseFiles | None] = lambda image: None  # by the row's image
@@ -76,21 +79,25 @@ class RowReport:
 
 def import_rows(rows: list[Row], opts: ImportOptions) -> list[RowReport]:
     set_dir = opts.tasks_root / opts.set_name
-    _ensure_set(set_dir, opts.set_name)
+    made = _ensure_set(set_dir, opts.set_name)
     seen: set[str] = set()
-    reports = []
-    for row in rows:
-        rep = RowReport(row.where, row.instance_id)
-        try:
-            files, tid, notes = _map(row, opts)
-            rep.task_id, rep.notes = tid, notes
-            if tid in seen:
-                raise Unmapped(f"another row of this import is already task {tid!r}")
-            seen.add(tid)
-            rep.status = _place(set_dir, tid, files, opts.replace)
-        except Unmapped as exc:
-            rep.problems.append(str(exc))
-        reports.append(rep)
+    reports: list[RowReport] = []
+    try:
+        for row in rows:
+            rep = RowReport(row.where, row.instance_id)
+            try:
+                files, tid, notes = _map(row, opts)
+                rep.task_id, rep.notes = tid, notes
+                if tid in seen:
+                    raise Unmapped(f"another row of this import is already task {tid!r}")
+                seen.add(tid)
+                rep.status = _place(set_dir, tid, files, opts.replace)
+            except Unmapped as exc:
+                rep.problems.append(str(exc))
+            reports.append(rep)
+    finally:
+        if made and not any(r.status != "skipped" for r in reports):
+            _unmake(made)  # an import that placed nothing leaves no set behind
     return reports
 
 
@@ -112,17 +119,28 @@ def _map(row: Row, opts: ImportOptions) -> tuple[dict[str, bytes], str, list[str
     if not f2p:
         raise Unmapped("FAIL_TO_PASS is empty: nothing would tell a fix from no fix")
     image, notes = _image(row, tid, opts)
-    hidden = hidden_files(str(data["test_patch"]), str(data["base_commit"]),
-                          opts.base_files(image))
+    built = row.dockerfile is not None and opts.build is not None and not data.get("image")
+    fetch = fetch_command(row, image, opts.set_name, built)
+    try:
+        hidden = hidden_files(str(data["test_patch"]), str(data["base_commit"]),
+                              opts.base_files(image))
+    except MissingImage:
+        raise Unmapped(missing_hint(row, image, fetch)) from None
     cmd = command_for(data, sorted(hidden), opts.setup, opts.workdir)
     notes += [f"eval_script step left out: {s}" for s in cmd.dropped]
+    notes += id_notes([*f2p, *p2p], hidden, cmd.results)
     spec: dict[str, Any] = {
-        "id": tid, "image": image, "workdir": opts.workdir, "base_commit": data["base_commit"],
+        "id": tid, "image": image, "fetch": fetch, "workdir": opts.workdir,
+        "base_commit": data["base_commit"],
         "user": opts.user or str(data.get("user") or "root"),
         "problem_statement": "problem.md", "hidden_tests": "hidden",
         "gold_patch": "gold.patch", "test_command": cmd.test_command,
         "fail_to_pass": f2p, "pass_to_pass": [t for t in p2p if t not in f2p],
+        # what the row's PASS_TO_PASS means: kept when skipped or xfail, as SWE-bench counts it
+        "pass_to_pass_rule": "swebench",
     }
+    if cmd.activate:
+        spec["activate"] = cmd.activate
     if cmd.results != "junit":
         spec["results"] = cmd.results
     _validate(spec)
@@ -158,9 +176,11 @@ def _validate(spec: dict[str, Any]) -> None:
                                  for e in exc.errors())) from None
 
 
-def _ensure_set(set_dir: Path, name: str) -> None:
+def _ensure_set(set_dir: Path, name: str) -> list[Path]:
+    """Write the set's set.yaml unless it has one; what was made for it (folders topmost
+    first, then set.yaml)."""
     if (set_dir / "set.yaml").is_file():
-        return
+        return []
     if set_dir.exists() and any(set_dir.iterdir()):
         raise BadInputError(f"{set_dir} exists and is not a task set (no set.yaml); choose "
                             "another --set or remove the folder")
@@ -168,11 +188,21 @@ def _ensure_set(set_dir: Path, name: str) -> None:
             "sandbox": {"cpus": 2.0, "memory_mb": 4096, "pids": 1024, "disk_mb": 4096,
                         "exec_timeout_s": 1800, "sandbox_timeout_s": 3600}}
     SetSpec.model_validate(spec)
+    made = [p for p in (*reversed(set_dir.parents), set_dir) if not p.exists()]
     set_dir.mkdir(parents=True, exist_ok=True)
     tmp = set_dir / f".set.yaml.{secrets.token_hex(4)}"
     tmp.write_text("# Written by `python -m evaluator import swebench`; edit freely.\n"
                    + yaml.safe_dump(spec, sort_keys=False))
     os.replace(tmp, set_dir / "set.yaml")
+    return [*made, set_dir / "set.yaml"]
+
+
+def _unmake(made: list[Path]) -> None:
+    for path in reversed(made):
+        try:
+            path.rmdir() if path.is_dir() else path.unlink()
+        except OSError:
+            return  # something else is in it now: not ours to remove
 
 
 def _place(set_dir: Path, tid: str, files: dict[str, bytes], replace: bool) -> str:

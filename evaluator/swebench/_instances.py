@@ -14,14 +14,14 @@ from typing import Any
 from evaluator.lock import Lock
 from evaluator.swebench._command import END, START
 from evaluator.swebench._hidden import BaseFiles
-from evaluator.swebench._predictions import META_FILE
-from evaluator.taskset import Task
+from evaluator.taskset import Task, TaskSet
 
 PARSERS = {"junit": "parse_log_pytest", "pytest-log": "parse_log_pytest",
            "django": "parse_log_django", "sympy": "parse_log_sympy"}
 _JUNIT = re.compile(r"\s--junitxml[= ]\S+")
 _PYTEST = re.compile(r"((?:python3? -m )?pytest)(?=\s|$)")
 HEREDOC = "EOF_114329324912"  # any delimiter no patch line equals
+META_FILE = "swebench.json"  # what the importer keeps of a row beside the task (its instance id)
 
 
 def meta(task: Task) -> dict[str, Any]:
@@ -31,6 +31,11 @@ def meta(task: Task) -> dict[str, Any]:
 
 def instance_id(task: Task) -> str:
     return str(meta(task).get("instance_id") or task.id)
+
+
+def instance_tasks(task_set: TaskSet) -> dict[str, Task]:
+    """SWE-bench instance id -> task: from the importer's swebench.json, else the task's id."""
+    return {instance_id(task): task for task in task_set.tasks}
 
 
 def diff_files(base: dict[str, bytes], new: dict[str, bytes]) -> str:
@@ -68,6 +73,7 @@ def eval_script(task: Task, base_commit: str, modified: list[str], test_patch: s
         "#!/bin/bash", "set -uxo pipefail", f"cd {task.spec.workdir}",
         "git config --global --add safe.directory '*'", restore,
         f"git apply --whitespace=nowarn -v - <<'{HEREDOC}'", test_patch.rstrip("\n"), HEREDOC,
+        *([task.spec.activate] if task.spec.activate.strip() else []),
         f": '{START}'", official_command(task), f": '{END}'", restore, ""])
 
 

@@ -11,6 +11,7 @@ from typing import Any
 import yaml
 
 from evaluator.errors import BadInputError
+from evaluator.subjects import Prediction
 
 # Task-repo files that hold a column of their own (the rest of the row is in task.yaml).
 _AS_FILE = {"patch": "gold.patch", "test_patch": "test.patch", "eval_script": "eval.sh",
@@ -131,3 +132,21 @@ def id_list(row: dict[str, Any], column: str) -> list[str]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise ValueError(f"{column} must be a list of test id strings")
     return value
+
+
+def read_predictions(path: Path) -> list[Prediction]:
+    """JSONL, a JSON list, or a JSON object keyed by instance id; BadInputError naming the row."""
+    out = []
+    for row in read_rows(path):
+        d = row.data
+        iid, model, patch = d.get("instance_id"), d.get("model_name_or_path"), d.get("model_patch")
+        if not isinstance(iid, str) or not iid:
+            raise BadInputError(f"{row.where}: field 'instance_id' is missing or not a string")
+        if not isinstance(model, str) or not model:
+            raise BadInputError(f"{row.where}: field 'model_name_or_path' is missing; name the "
+                                "model (it is the subject on the leaderboard)")
+        if patch is not None and not isinstance(patch, str):
+            raise BadInputError(f"{row.where}: field 'model_patch' must be a string or null")
+        out.append(Prediction(row.where, iid, model,
+                              None if patch is None else patch.encode("utf-8", "surrogateescape")))
+    return out

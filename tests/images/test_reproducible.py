@@ -16,12 +16,10 @@ import docker
 import pytest
 
 from evaluator.images import BASE_TAG, base_lock_path, build_base, build_task_image, read_pins
-from tests.engines import Engine, second_engine
+from tests.engines import Engine
 from tests.helpers import write_files
 
 pytestmark = pytest.mark.docker
-
-__all__ = ["second_engine"]  # the fixture, imported for pytest to find
 
 _FILES = {"pkg/__init__.py": "", "pkg/core.py": "def answer():\n    return 42\n",
           "run.sh": "#!/bin/sh\necho run\n", "docs/link": "../pkg/core.py"}

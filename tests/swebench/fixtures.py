@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluator.images import BASE_TAG
-from tests.results.runners import DJANGO_FILES, SYMPY_FILES
+from tests.grading.runners import DJANGO_FILES, SYMPY_FILES
 
 GIT_ENV = {"GIT_AUTHOR_NAME": "fixture", "GIT_AUTHOR_EMAIL": "fixture@localhost",
            "GIT_COMMITTER_NAME": "fixture", "GIT_COMMITTER_EMAIL": "fixture@localhost",

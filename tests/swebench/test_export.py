@@ -42,3 +42,27 @@ def test_a_test_patch_made_from_hidden_files_gives_them_back() -> None:
             return {p: base[p] for p in paths if p in base}
 
     assert hidden_files(patch, "abc", Base()) == new
+
+
+def test_the_environment_goes_out_before_the_tests_and_comes_back_as_activate(
+        tmp_path: Path) -> None:
+    from evaluator.swebench import command_for
+    from evaluator.swebench._instances import eval_script
+    from tests.helpers import make_task
+
+    act = ". /opt/miniconda3/bin/activate && conda activate testbed"
+    make_task(make_set(tmp_path, "mini", ()), "t", activate=act)
+    task = load_task_set("mini", tmp_path).task("t")
+    script = eval_script(task, "abc", [], "")
+    back = command_for({"eval_script": script, "log_parser": "parse_log_pytest"}, [])
+    assert back.activate == act and act not in back.test_command
+
+
+def test_a_patch_that_does_not_apply_is_an_error_that_says_why(tmp_path: Path) -> None:
+    grade = {"outcome": "patch_failed", "tests": {},
+             "detail": "git apply failed: error: patch failed: calc.py:1\nerror: calc.py: patch "
+                       "does not apply"}
+    entry = instance_report(Outcome(_task(tmp_path), "diff", {"resolved": False}, grade), {})
+    assert not entry["patch_successfully_applied"] and "tests_status" not in entry
+    assert entry["evaluator_why"] == ("the patch does not apply at the base commit (error: patch "
+                                      "failed: calc.py:1; error: calc.py: patch does not apply)")

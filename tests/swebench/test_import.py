@@ -75,3 +75,37 @@ def test_modified_test_files_need_a_base_source(tmp_path: Path) -> None:
     [rep] = import_rows(read_rows(tmp_path / "rows.json"),
                         ImportOptions("s", tmp_path / "tasks", setup=""))
     assert rep.status == "skipped" and "--repo-dir" in rep.problems[0]
+
+
+def test_an_import_that_places_nothing_leaves_no_set_folder(tmp_path: Path) -> None:
+    repo, sha = base_repo(tmp_path / "repo", "pytest")
+    bad = {**row(repo, sha, "pytest", "acme__calc-1"), "FAIL_TO_PASS": "[]"}
+    [rep] = _import(tmp_path, [bad], repo)
+    assert rep.status == "skipped" and not (tmp_path / "tasks").exists()
+    (tmp_path / "tasks" / "kept").mkdir(parents=True)  # a tasks root that was already there
+    _import(tmp_path, [bad], repo)
+    assert [p.name for p in (tmp_path / "tasks").iterdir()] == ["kept"]
+
+
+def test_each_imported_task_says_how_its_image_is_fetched(tmp_path: Path) -> None:
+    repo, sha = base_repo(tmp_path / "repo", "pytest")
+    [rep] = _import(tmp_path, [row(repo, sha, "pytest", "acme__calc-1")], repo)
+    task = load_task_set("imported", tmp_path / "tasks").task("acme__calc-1")
+    assert task.spec.fetch == f"docker pull {task.spec.image}"
+    assert task.spec.image.startswith("swebench/sweb.eval.x86_64.acme_1776_calc-1")
+
+
+@pytest.mark.docker
+def test_a_missing_image_says_which_command_fetches_it(tmp_path: Path, docker_client) -> None:
+    from evaluator.swebench import ImageFiles
+
+    repo, sha = base_repo(tmp_path / "repo", "pytest")
+    (tmp_path / "rows.json").write_text(json.dumps([row(repo, sha, "pytest", "acme__calc-1")]))
+    opts = ImportOptions("s", tmp_path / "tasks", setup="")
+    opts.base_files = lambda image: ImageFiles(docker_client, image, "/testbed")
+    [rep] = import_rows(read_rows(tmp_path / "rows.json"), opts)
+    image = "swebench/sweb.eval.x86_64.acme_1776_calc-1:latest"
+    assert rep.status == "skipped" and "doit images" not in rep.problems[0]
+    assert f"`docker pull {image}`" in rep.problems[0]
+    assert "swebench.harness.prepare_images --instance_ids acme__calc-1" in rep.problems[0]
+    assert "--repo-dir" in rep.problems[0] and not (tmp_path / "tasks").exists()

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from tests.swebench.conftest import SweProject, imported
+from tests.swebench.support import SweProject, imported
 
 pytestmark = pytest.mark.docker
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.swebench.conftest import SweProject, imported, make_project
+from tests.swebench.support import SweProject, imported, make_project
 
 pytestmark = pytest.mark.docker
 
@@ -54,12 +54,12 @@ def test_predictions_are_graded_once_and_a_rerun_is_a_no_op(graded: SweProject) 
 
 
 def test_each_model_is_a_subject_on_the_leaderboard_and_in_the_gate(graded: SweProject) -> None:
-    report = graded.evaluator("report", "--task-set", "sw", "--out", str(graded.root / "out"))
+    report = graded.evaluator("report", "--set", "sw", "--reports", str(graded.root / "out"))
     assert report.returncode == 0, report.stdout + report.stderr
     board = json.loads((graded.root / "out" / "sw" / "summary.json").read_text())["leaderboard"]
     rates = {r["agent"]: r["resolve_rate"] for r in board}
     assert rates["gold-model"] == 1.0 and rates["org/empty"] == 0.0
-    gate = graded.evaluator("gate", "--task-set", "sw", "--candidate", "org/empty",
+    gate = graded.evaluator("gate", "--set", "sw", "--candidate", "org/empty",
                             "--baseline", "gold-model")
     assert "org/empty vs gold-model" in gate.stdout, gate.stdout + gate.stderr
 

@@ -11,14 +11,13 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.lock.test_registry_digest import registry  # noqa: F401  (the loopback registry)
-from tests.swebench.conftest import SweProject
+from tests.swebench.support import SweProject
 
 pytestmark = pytest.mark.docker
 
 
 def test_a_registry_image_is_pulled_pinned_by_digest_and_graded(
-        swe_project: SweProject, docker_client: Any, registry: str) -> None:  # noqa: F811
+        swe_project: SweProject, docker_client: Any, registry: str) -> None:
     iid = "acme__calc-pytest"
     context = swe_project.root / "taskrepo" / "tasks" / iid
     ref = f"{registry}/swe/{iid}:1"

@@ -1,31 +1,60 @@
-"""Predictions subjects as the reports see them: the latest predictions file graded for each
-`model_name_or_path` on a set, and one leaderboard row per (subject, task), like an agent's."""
+"""Subjects as the reports see them: an agent, or the latest predictions file graded for each
+`model_name_or_path` on a set, with one leaderboard row per (subject, task), like an agent's."""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from evaluator.gold import VALID, required_spec, verdicts
+from evaluator.agents import Agent
+from evaluator.gold import VALID, VerdictRecord, required_spec, verdicts
 from evaluator.grading import grade_spec
 from evaluator.lock import Lock
-from evaluator.store import Store
-from evaluator.swebench._predictions import PlannedPrediction, Prediction
+from evaluator.store import Record, Store
+from evaluator.subjects._predictions import PlannedPrediction, Prediction
 from evaluator.taskset import TaskSet
 from evaluator.version import harness_version
 
-MANIFEST = "predictions"  # record kind: one per (subject, identity) on a set
+
+class ManifestRecord(Record):
+    """A predictions file as graded on a set: one per (subject, identity); its entries are what
+    the reports read the subject's rows from."""
+
+    KIND = "predictions"
+
+    task_set: str
+    subject: str  # model_name_or_path
+    identity: str
+    # instance_id, task_id, patch (blob hash), patch_is_none; by task id.
+    entries: list[dict[str, Any]] = []
+    graded_at: float = 0.0
+
+
+MANIFEST = ManifestRecord.KIND
+
+
+AGENT, PREDICTIONS = "agent", "predictions"
 
 
 @dataclass(frozen=True)
 class Subject:
-    """A predictions subject; duck-types as an agent for the leaderboard (name, identity)."""
+    """Who a leaderboard row is about: an agent (its attempts), or a predictions file's
+    `model_name_or_path` (its patches, graded without running an agent). Its identity is what
+    two rows must share to be one version: an agent's code, config and prompts, or the hash of
+    a predictions subject's patches on the set."""
 
     name: str
     identity: str
-    entries: tuple[dict[str, Any], ...]  # instance_id, task_id, patch (blob hash), patch_is_none
+    kind: str = PREDICTIONS
+    # A predictions subject's rows: instance_id, task_id, patch (blob hash), patch_is_none.
+    entries: tuple[dict[str, Any], ...] = ()
     simulated: bool = False
+
+
+def agent_subject(agent: Agent) -> Subject:
+    return Subject(agent.name, agent.identity, AGENT, simulated=agent.simulated)
 
 
 def write_manifest(store: Store, task_set: str, subject: str, ident: str,
@@ -33,23 +62,24 @@ def write_manifest(store: Store, task_set: str, subject: str, ident: str,
     entries = [{"instance_id": pp.prediction.instance_id, "task_id": pp.task.id,
                 "patch": pp.patch_hash, "patch_is_none": pp.prediction.patch is None}
                for pp in planned if pp.prediction.subject == subject]
-    store.put(MANIFEST, ident, {"task_set": task_set, "subject": subject, "identity": ident,
-                                "entries": sorted(entries, key=lambda e: e["task_id"]),
-                                "graded_at": time.time()})
+    store.write(ident, ManifestRecord(task_set=task_set, subject=subject, identity=ident,
+                                      entries=sorted(entries, key=lambda e: e["task_id"]),
+                                      graded_at=time.time()))
 
 
 def subjects(store: Store, task_set: str) -> dict[str, Subject]:
     """Each subject's most recently graded predictions file on the set."""
-    latest: dict[str, dict[str, Any]] = {}
-    for rec in store.query(MANIFEST, task_set=task_set):
-        name = str(rec["subject"])
-        if name not in latest or rec.get("graded_at", 0) > latest[name].get("graded_at", 0):
-            latest[name] = rec
-    return {n: Subject(n, r["identity"], tuple(r["entries"])) for n, r in sorted(latest.items())}
+    latest: dict[str, ManifestRecord] = {}
+    for data in store.query(MANIFEST, task_set=task_set):
+        rec = ManifestRecord.parse(data)
+        if rec.subject not in latest or rec.graded_at > latest[rec.subject].graded_at:
+            latest[rec.subject] = rec
+    return {n: Subject(n, r.identity, PREDICTIONS, tuple(r.entries))
+            for n, r in sorted(latest.items())}
 
 
 def planned_of(store: Store, task_set: TaskSet, lock: Lock, subject: Subject,
-               gate: dict[str, dict[str, Any]] | None = None) -> list[PlannedPrediction]:
+               gate: Mapping[str, VerdictRecord] | None = None) -> list[PlannedPrediction]:
     """The subject's predictions under the current pins (keys recomputed, so a changed hidden
     test or image makes them ungraded, never silently old)."""
     tasks = {t.id: t for t in task_set.tasks}
@@ -60,19 +90,19 @@ def planned_of(store: Store, task_set: TaskSet, lock: Lock, subject: Subject,
         if task is None or e["task_id"] not in lock.tasks:
             continue
         patch = None if e.get("patch_is_none") else store.get_blob(e["patch"])
-        spec = required_spec(grade_spec(task_set, task, lock), gate[task.id])
+        spec = required_spec(grade_spec(task_set, task, lock), gate[task.id].dropped)
         out.append(PlannedPrediction(Prediction("", e["instance_id"], subject.name, patch), task,
                                      spec, e["patch"]))
     return out
 
 
-def subject_cells(store: Store, task_set: TaskSet, lock: Lock, gate: dict[str, dict[str, Any]],
+def subject_cells(store: Store, task_set: TaskSet, lock: Lock, gate: Mapping[str, VerdictRecord],
                   subject: Subject, lock_version: str) -> list[dict[str, Any]]:
     """One cell per valid task: the graded result, ungraded where the pins moved since, and
     failed where the file has no prediction for the task (SWE-bench counts those unresolved)."""
     by_task = {pp.task.id: pp for pp in planned_of(store, task_set, lock, subject, gate)}
     cells = []
-    for tid in sorted(t for t, v in gate.items() if v["verdict"] == VALID):
+    for tid in sorted(t for t, v in gate.items() if v.verdict == VALID):
         pp = by_task.get(tid)
         result = store.get("result", pp.result_key) if pp is not None else None
         status = result["status"] if result else "ungraded" if pp is not None else "failed"
