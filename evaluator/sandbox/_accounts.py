@@ -16,6 +16,7 @@ import docker.errors
 import requests
 
 from evaluator.errors import BadInputError, SandboxError
+from evaluator.images import TASK_WORKDIR
 
 _cache: dict[tuple[str, str], tuple[str, str, bool]] = {}
 _cache_lock = threading.Lock()
@@ -30,13 +31,19 @@ class Account:
 
 
 def resolve_account(
-    client: Any, image_id: str, user: str, labels: dict[str, str], workdir: str = "/testbed"
+    client: Any, image_id: str, user: str, labels: dict[str, str], workdir: str = TASK_WORKDIR
 ) -> Account:
     """The uid, gid and home of `user` (`uid[:gid]` or `name[:group]`) in image `image_id`.
 
     `labels` mark the short-lived probe container, so a crash leaves nothing unaccounted for.
     """
     passwd, group, has_workdir = _image_files(client, image_id, labels, workdir)
+    return account_of(passwd, group, user, image_id, has_workdir)
+
+
+def account_of(passwd: str, group: str, user: str, image_id: str,
+               has_workdir: bool = True) -> Account:
+    """`user` resolved against the texts of an image's /etc/passwd and /etc/group."""
     users = _table(passwd)
     name, _, group_name = user.partition(":")
     entry = next((e for e in users if e[0] == name or e[2] == name), None)

@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-import os
-
 import docker
 import docker.errors
 import requests
 
 from evaluator.errors import InfraError, SandboxError
+from evaluator.settings import Settings, settings
 
 _START_HINT = "is dockerd running? start it with `dockerd --iptables=false &`"
 
 
 def docker_client() -> docker.DockerClient:
     """A client for the engine named by DOCKER_HOST (default: the local socket), pinged."""
-    where = os.environ.get("DOCKER_HOST", "unix:///var/run/docker.sock")
+    where = settings.docker_host or Settings.docker_host.describe_default()
     try:
         client = docker.from_env()
         client.ping()

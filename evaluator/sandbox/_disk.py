@@ -23,7 +23,6 @@ is an error that says why.
 from __future__ import annotations
 
 import multiprocessing
-import os
 import sys
 import tempfile
 import threading
@@ -37,11 +36,11 @@ import requests
 from evaluator.errors import BadInputError, SandboxError
 from evaluator.hashing import hash_bytes
 from evaluator.sandbox import _overlay as overlay
+from evaluator.settings import Settings, settings
 
 DiskMode = Literal["overlay", "engine", "watch", "tmpfs"]
-_MODES = ("overlay", "engine", "watch", "tmpfs")
 WATCH_INTERVAL_S = 0.5
-ENV = "EVAL_SANDBOX_DISK"
+ENV = Settings.sandbox_disk.env
 # Room the engine needs above the image's own size before the first byte is written.
 _PROBE_SIZE = "64G"
 
@@ -53,10 +52,7 @@ _lock = threading.Lock()
 
 def disk_mode(client: Any, image_id: str) -> DiskMode:
     """The mode in force for this engine; says which on stderr the first time it is decided."""
-    forced = os.environ.get(ENV, "")
-    if forced and forced not in _MODES:
-        raise BadInputError(f"{ENV}={forced!r} is not a disk mode; use one of "
-                            f"{', '.join(_MODES)} or unset it")
+    forced = settings.sandbox_disk or ""
     with _lock:
         if client in _by_client:  # opened per sandbox: no engine round trip once decided
             return _by_client[client]

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import PurePosixPath
 from types import TracebackType
-from typing import Any, Self
+from typing import Any, Protocol, Self
 
 import docker
 import docker.errors
@@ -35,12 +35,17 @@ _WRAPPER = (
     'exec 2>&1; timeout -s KILL "$0" /bin/sh -c "$1" & pid=$!; wait "$pid"; rc=$?; '
     'kill -KILL -1 2>/dev/null; exit "$rc"'
 )
+
 # The in-container timeout normally ends an exec; the host waits this much longer before it
 # gives up on the stream (the daemon itself lingers up to 2s for background writers).
 _GRACE_S = 10.0
 _HELPER_TIMEOUT_S = 300.0
 _READ_DEFAULT = 10_000_000
 _ERRORS = (docker.errors.DockerException, requests.RequestException, ConnectionError)
+
+
+class _Closable(Protocol):
+    def close(self) -> None: ...
 
 
 class DockerSandbox:
@@ -56,6 +61,9 @@ class DockerSandbox:
         workdir: str,
         on_close: Callable[[DockerSandbox], None],
         disk_used: Callable[[DockerSandbox], int | None] | None = None,
+        lease: _Closable | None = None,
+        prelude: str = "",
+        unset: tuple[str, ...] = (),
     ) -> None:
         self._client = client
         self._container = container
@@ -63,6 +71,11 @@ class DockerSandbox:
         self.user = user
         self.workdir = workdir
         self._on_close = on_close
+        self._lease = lease  # held while the sandbox is wanted; its loss ends it (`_lease`)
+        # Shell run before each exec's wrapper, and variables it removes unless the exec sets
+        # them: what an engine cannot set on the container itself (podman: the file-size
+        # limit, the variables it adds; see `_podman`).
+        self._prelude, self._unset = prelude, unset
         self._deadline = time.monotonic() + limits.sandbox_timeout_s
         self._lock = threading.Lock()
         # One exec at a time: each ends every process of the sandbox user when it finishes.
@@ -100,8 +113,10 @@ class DockerSandbox:
             raise ValueError(f"timeout_s must be positive, got {timeout}")
         budget = min(timeout, self._remaining())
         started = time.monotonic()
+        unset = [v for v in self._unset if v not in (env or {})]
+        wrapper = self._prelude + (f"unset {' '.join(unset)}; " if unset else "") + _WRAPPER
         raw = self._run(
-            ["/bin/sh", "-c", _WRAPPER, f"{budget:.3f}", cmd],
+            ["/bin/sh", "-c", wrapper, f"{budget:.3f}", cmd],
             deadline=started + budget + _GRACE_S,
             limit=self.limits.output_limit_bytes,
             user=user,
@@ -185,12 +200,16 @@ class DockerSandbox:
         except docker.errors.NotFound:
             pass
         except docker.errors.APIError as e:
-            if not e.is_client_error():  # 409: not running, which is what close wants
+            # 409 (podman: 500, "container state improper"): not running, what close wants
+            if not e.is_client_error() and not _not_running(e):
                 self._on_close(self)
                 raise sandbox_error(f"stopping sandbox {self._container.short_id}", e) from e
         except _ERRORS as e:
             self._on_close(self)
             raise sandbox_error(f"stopping sandbox {self._container.short_id}", e) from e
+        finally:
+            if self._lease is not None:
+                self._lease.close()  # after the kill: its end alone would also stop PID 1
         remove_later(self._container, lambda: self._on_close(self))
 
     def __enter__(self) -> Self:
@@ -317,6 +336,10 @@ class DockerSandbox:
         # Marked only once killed, so whoever sees the reason also sees a dead container.
         self._dead = reason
         self._killed.set()
+
+
+def _not_running(error: docker.errors.APIError) -> bool:
+    return "state improper" in str(error.explanation or error)
 
 
 def _relative(path: str) -> str:

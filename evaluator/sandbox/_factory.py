@@ -3,8 +3,9 @@
 The workdir is the image's own files, copy-on-write, and nothing is copied: an overlay over the
 image's layers under a read-only root where the engine allows it, else the container's own layer
 (see `_disk` for the modes and their caps); `EVAL_SANDBOX_DISK=tmpfs` copies it into a capped
-tmpfs under a read-only root instead. PID 1 runs as a uid of its own and exits at the sandbox's deadline, so
-the sandbox user cannot kill it and an orphan whose harness was SIGKILLed still ends.
+tmpfs under a read-only root instead. PID 1 runs as a uid of its own, so the sandbox user cannot
+kill it, and exits as soon as the harness that opened it is gone (its lease, see `_lease`) or at
+the sandbox's deadline, whichever comes first.
 """
 
 from __future__ import annotations
@@ -22,33 +23,45 @@ import docker.errors
 import requests
 
 from evaluator.errors import BadInputError, SandboxError
+from evaluator.images import TASK_USER, TASK_WORKDIR, sealed_image
 from evaluator.sandbox import _overlay as overlay
 from evaluator.sandbox import _registry
 from evaluator.sandbox._accounts import Account, resolve_account
 from evaluator.sandbox._client import docker_client, sandbox_error
 from evaluator.sandbox._disk import DiskMode, disk_mode, layer_size
 from evaluator.sandbox._docker import DockerSandbox
+from evaluator.sandbox._images import EngineImages
+from evaluator.sandbox._lease import CONTAINER_OPTIONS as lease_options
+from evaluator.sandbox._lease import Lease, keeper_command
 from evaluator.sandbox._leftovers import cleanup_leftovers, managed_labels
 from evaluator.sandbox._overlay import Overlay
-from evaluator.sandbox._types import SandboxLimits
+from evaluator.sandbox._removal import remove_later
+from evaluator.sandbox._types import Backend, SandboxLimits
 
 _ERRORS = (docker.errors.DockerException, requests.RequestException, ConnectionError)
 # Leftover cleanup must not remove a container its owner is still opening or closing.
 _LABEL_MARGIN_S = 60
-# PID 1 exits this long after the sandbox's own deadline, even if no harness is left to kill it.
+# PID 1 exits this long after the sandbox's own deadline, even if its harness still holds it.
 _ORPHAN_GRACE_S = 5
-# PID 1 and its sleep run as this uid (another if the sandbox user has it): nobody in the
+# PID 1 and its keeper run as this uid (another if the sandbox user has it): nobody in the
 # sandbox may signal them, and so `kill -1` after every exec cannot end the sandbox itself.
 _KEEPER_UIDS = (65534, 65533)
-_cleaned = False
+# A seal of a repository of upstream size takes tens of seconds; leftover cleanup waits longer.
+_SEAL_LIFETIME_S = 3600
+_cleaned: set[str] = set()  # engines cleaned by this process
 _cleaned_lock = threading.Lock()
 
 
 class DockerSandboxes:
-    """Opens `DockerSandbox`es; the first open in a process removes earlier runs' leftovers."""
+    """Opens `DockerSandbox`es (the `Sandboxes` of the Docker backend); the first open in a
+    process removes earlier runs' leftovers."""
+
+    name = "docker"
 
     def __init__(self, client: docker.DockerClient | None = None) -> None:
         self._client = client
+        self._version: str | None = None
+        self._disk: DiskMode | None = None
 
     @property
     def client(self) -> docker.DockerClient:
@@ -56,24 +69,48 @@ class DockerSandboxes:
             self._client = docker_client()
         return self._client
 
+    @property
+    def images(self) -> EngineImages:
+        return EngineImages(self.client)
+
+    def backend(self) -> Backend:
+        if self._version is None:
+            try:
+                self._version = str(self.client.version().get("Version") or "?")
+            except _ERRORS as e:
+                raise sandbox_error("asking the Docker engine for its version", e) from e
+        return Backend(self.name, self._version, disk=self._disk or "")
+
+    def alive(self) -> bool:
+        try:
+            return bool(self.client.ping())
+        except Exception:  # noqa: BLE001 - any failure to answer means the engine is gone
+            return False
+
     def open(
         self,
         image: str,
         limits: SandboxLimits,
         *,
-        user: str = "1000:1000",
-        workdir: str = "/testbed",
+        user: str = TASK_USER,
+        workdir: str = TASK_WORKDIR,
         purpose: str = "",
+        base_commit: str | None = None,
     ) -> DockerSandbox:
-        """Start a sandbox from the local image `image` (an id or `name@sha256:...`)."""
+        """Start a sandbox from the local image `image` (an id or `name@sha256:...`); with
+        `base_commit`, from its seal (`evaluator.images.sealed_image`): the repository at
+        `workdir` shows that commit and its history, nothing after it."""
         if not PurePosixPath(workdir).is_absolute() or PurePosixPath(workdir) == PurePosixPath("/"):
             raise BadInputError(f"workdir {workdir!r} must be an absolute path below /")
         client = self.client
         self._cleanup_once()
         image_id, image_size = self._image(image)
-        mode = disk_mode(client, image_id)
+        if base_commit is not None:
+            image_id, image_size = self._image(_sealed(client, image_id, workdir, base_commit))
+        mode = self._disk = self._disk_mode(client, image_id)
         labels = managed_labels(purpose, limits.sandbox_timeout_s + _LABEL_MARGIN_S)
         workdir_overlay: Overlay | None = None
+        volumes: list[str] = []  # more volumes of this sandbox, removed with it
         try:
             account = resolve_account(client, image_id, user, labels, workdir)
             if mode == "overlay" and account.has_workdir:
@@ -81,53 +118,105 @@ class DockerSandboxes:
             copy_up = mode == "tmpfs" or not account.has_workdir or (
                 mode == "overlay" and workdir_overlay is None)
             keeper = next(u for u in _KEEPER_UIDS if u != account.uid)
+            tmpfs, mounts = self._writable(limits, account, workdir, copy_up, labels, volumes)
             container = client.containers.create(
                 image_id,
-                command=["sleep", str(int(limits.sandbox_timeout_s + _ORPHAN_GRACE_S))],
+                command=keeper_command(limits.sandbox_timeout_s + _ORPHAN_GRACE_S),
                 init=True,
+                **lease_options,
                 user=f"{keeper}:{keeper}",
                 working_dir=workdir,
                 hostname="sandbox",
                 network_mode="none",
                 cap_drop=["ALL"],
                 security_opt=["no-new-privileges"],
-                pids_limit=limits.pids,
-                mem_limit=f"{limits.memory_mb}m",
-                memswap_limit=f"{limits.memory_mb}m",
-                nano_cpus=int(limits.cpus * 1e9),
-                tmpfs=_tmpfs(limits, account, workdir, with_workdir=copy_up),
-                mounts=_mounts(workdir_overlay, workdir),
+                tmpfs=tmpfs,
+                mounts=_mounts(workdir_overlay, workdir) + mounts,
                 labels=labels,
-                **_disk_options(mode, image_size, limits),
+                **self._limit_options(limits),
+                **self._disk_options(mode, image_size, limits),
             )
+            self._check_created(container)
         except BaseException as e:
-            if workdir_overlay is not None:
-                overlay.remove(client, workdir_overlay.volume)
+            _drop(client, workdir_overlay, volumes)
             if isinstance(e, _ERRORS):
-                raise sandbox_error(f"creating a sandbox from {image}", e) from e
+                raise self._create_error(f"creating a sandbox from {image}", e) from e
+            raise
+        try:
+            lease = Lease(client, container.id)  # before the start: PID 1 reads it from birth
+        except BaseException:
+            remove_later(container, lambda: _drop(client, workdir_overlay, volumes))
             raise
         sandbox = DockerSandbox(
             client, container, limits, user=user, workdir=workdir,
-            on_close=_closer(client, workdir_overlay), disk_used=_measure(mode, workdir_overlay),
+            on_close=_closer(client, workdir_overlay, volumes),
+            disk_used=self._disk_meter(mode, workdir_overlay, container), lease=lease,
+            prelude=self._prelude(mode, limits), unset=self._unset(image_id),
         )
         _registry.register(sandbox)
         try:
-            _start(sandbox, container, workdir, copy=copy_up and account.has_workdir)
+            _start(sandbox, container, workdir, copy=copy_up and account.has_workdir,
+                   error=self._create_error,
+                   on_start=lambda: self._started(container, account, workdir, copy_up))
         except BaseException:
             sandbox.close()
             raise
         return sandbox
+
+    # --- what another engine behind the same API does otherwise (see `_podman`) -------------
+    def _disk_mode(self, client: docker.DockerClient, image_id: str) -> DiskMode:
+        return disk_mode(client, image_id)
+
+    def _disk_meter(self, mode: DiskMode, workdir_overlay: Overlay | None,
+                    container: docker.models.containers.Container,
+                    ) -> Callable[[DockerSandbox], int | None] | None:
+        """What measures the sandbox's writes (None: nothing to measure in this mode)."""
+        return _measure(mode, workdir_overlay)
+
+    def _limit_options(self, limits: SandboxLimits) -> dict[str, Any]:
+        """The container's CPU, memory and process caps (its cgroup)."""
+        return {"pids_limit": limits.pids, "mem_limit": f"{limits.memory_mb}m",
+                "memswap_limit": f"{limits.memory_mb}m", "nano_cpus": int(limits.cpus * 1e9)}
+
+    def _check_created(self, container: docker.models.containers.Container) -> None:
+        """Refuse (and remove) a created container that cannot hold the sandbox's limits."""
+
+    def _started(self, container: docker.models.containers.Container, account: Account,
+                 workdir: str, copy_up: bool) -> None:
+        """What the harness does in a started container before anything else runs there."""
+
+    def _writable(self, limits: SandboxLimits, account: Account, workdir: str, copy_up: bool,
+                  labels: dict[str, str], volumes: list[str]) -> tuple[dict[str, str],
+                                                                      list[docker.types.Mount]]:
+        """The sandbox's writable places besides an overlay workdir: tmpfs mounts, and more
+        mounts whose volumes it appends to `volumes` (removed with the sandbox)."""
+        return _tmpfs(limits, account, workdir, with_workdir=copy_up), []
+
+    def _disk_options(self, mode: DiskMode, image_size: int,
+                      limits: SandboxLimits) -> dict[str, Any]:
+        return _disk_options(mode, image_size, limits)
+
+    def _prelude(self, mode: DiskMode, limits: SandboxLimits) -> str:
+        """Shell each exec runs first, for what the container itself does not set."""
+        return ""
+
+    def _unset(self, image_id: str) -> tuple[str, ...]:
+        """Variables the engine adds to every container and each exec removes."""
+        return ()
+
+    def _create_error(self, action: str, error: Exception) -> SandboxError:
+        return sandbox_error(action, error)
 
     def cleanup_leftovers(self) -> int:
         """Remove containers of dead or overdue harness processes; see `cleanup_leftovers`."""
         return cleanup_leftovers(self.client)
 
     def _cleanup_once(self) -> None:
-        global _cleaned
+        engine = f"{self.name} {getattr(self.client.api, 'base_url', '')}"
         with _cleaned_lock:
-            if _cleaned:
+            if engine in _cleaned:
                 return
-            _cleaned = True
+            _cleaned.add(engine)
         cleanup_leftovers(self.client)
 
     def _image(self, image: str) -> tuple[str, int]:
@@ -147,6 +236,14 @@ class DockerSandboxes:
             raise sandbox_error(f"looking up image {image}", e) from e
 
 
+def _sealed(client: Any, image_id: str, workdir: str, base_commit: str) -> str:
+    try:
+        return sealed_image(client, image_id, workdir, base_commit,
+                            labels=managed_labels("seal", _SEAL_LIFETIME_S))
+    except _ERRORS as e:
+        raise sandbox_error(f"sealing {image_id[:19]} at {base_commit[:12]}", e) from e
+
+
 def _open_overlay(client: Any, image_id: str, workdir: str,
                   labels: dict[str, str]) -> Overlay | None:
     lowers = overlay.workdir_layers(client, image_id, workdir)
@@ -162,13 +259,21 @@ def _mounts(workdir_overlay: Overlay | None, workdir: str) -> list[docker.types.
     return [docker.types.Mount(workdir, workdir_overlay.volume, type="volume", no_copy=True)]
 
 
-def _closer(client: Any, workdir_overlay: Overlay | None) -> Callable[[DockerSandbox], None]:
-    if workdir_overlay is None:
+def _drop(client: Any, workdir_overlay: Overlay | None, volumes: list[str]) -> None:
+    if workdir_overlay is not None:
+        overlay.remove(client, workdir_overlay.volume)
+    for volume in volumes:
+        overlay.remove(client, volume)
+
+
+def _closer(client: Any, workdir_overlay: Overlay | None,
+            volumes: list[str]) -> Callable[[DockerSandbox], None]:
+    if workdir_overlay is None and not volumes:
         return _registry.unregister
 
     def closed(sandbox: DockerSandbox) -> None:  # on the removal thread, once the container is gone
         _registry.unregister(sandbox)
-        overlay.remove(client, workdir_overlay.volume)
+        _drop(client, workdir_overlay, volumes)
 
     return closed
 
@@ -217,7 +322,8 @@ def _apart(a: str, b: str) -> bool:
 
 def _start(
     sandbox: DockerSandbox, container: docker.models.containers.Container, workdir: str,
-    *, copy: bool,
+    *, copy: bool, error: Callable[[str, Exception], SandboxError] = sandbox_error,
+    on_start: Callable[[], None] = lambda: None,
 ) -> None:
     """Start the container; with `copy`, fill the (empty) workdir tmpfs with the image's."""
     started = time.monotonic()
@@ -239,7 +345,8 @@ def _start(
         try:
             container.start()
         except _ERRORS as e:
-            raise sandbox_error("starting the sandbox container", e) from e
+            raise error("starting the sandbox container", e) from e
+        on_start()
         if spool is None:
             return
         spool.seek(0)

@@ -1,11 +1,15 @@
 """Finding and removing containers (and their workdir volumes) that a dead or overdue harness
 process left behind.
 
-An owner is named by where its pid means something: the kernel's boot id (one per machine and
-boot) and the inode of its PID namespace, then the pid and its start time. Two harnesses that
-share one engine from different machines, containers or `unshare --pid` namespaces never
-mistake each other's pids; a container whose owner cannot be judged from here ends at its
-deadline (its PID 1 exits by itself then), and is removed once that has passed.
+A sandbox stops by itself once its harness is gone (its lease, see `_lease`), so what is left
+here is mostly stopped containers and their volumes: a managed container that has exited is
+removed whoever owned it, and so is a workdir volume no container uses any more (past a margin,
+since its owner makes it just before its container). A running one is removed when its owner
+is judged dead or its deadline passed. An owner is named by where its pid means something: the
+kernel's boot id (one per machine and boot) and the inode of its PID namespace, then the pid
+and its start time. Two harnesses that share one engine from different machines, containers or
+`unshare --pid` namespaces never mistake each other's pids; a running container whose owner
+cannot be judged from here is left to its lease and its deadline.
 """
 
 from __future__ import annotations
@@ -27,6 +31,13 @@ OWNER = "evaluator.owner"
 CREATED = "evaluator.created"
 DEADLINE = "evaluator.deadline"
 PURPOSE = "evaluator.purpose"
+# A workdir volume no container uses is its owner's for this long after its labels were made:
+# the owner creates it, then its container, in far less.
+_UNUSED_AFTER_S = 60
+# States in which a container runs nothing and never will again.
+# Podman says "stopped" from its container's end until its cleanup has run ("exited"): a
+# quarter of a second when idle, longer under load.
+_STOPPED = ("exited", "dead", "stopped")
 
 
 @functools.cache
@@ -68,7 +79,8 @@ def cleanup_leftovers(client: docker.DockerClient | None = None) -> int:
         raise sandbox_error("listing leftover sandboxes", e) from e
     removed = 0
     for container in containers:
-        if not _abandoned(container.get("Labels") or {}):
+        stopped = container.get("State") in _STOPPED
+        if not stopped and not _abandoned(container.get("Labels") or {}):
             continue
         try:
             client.api.remove_container(container["Id"], force=True)
@@ -85,18 +97,31 @@ def cleanup_leftovers(client: docker.DockerClient | None = None) -> int:
 
 def _cleanup_volumes(client: docker.DockerClient) -> None:
     """Remove overlay workdir volumes (see `_overlay`) whose owner is gone or overdue."""
+    label = {"label": f"{MANAGED}=1"}
     try:
-        listed = client.api.volumes(filters={"label": f"{MANAGED}=1"}).get("Volumes") or []
+        listed = client.api.volumes(filters=label).get("Volumes") or []
+        unused = {v["Name"] for v in client.api.volumes(filters={**label, "dangling": True})
+                  .get("Volumes") or []}
     except (docker.errors.DockerException, requests.RequestException) as e:
         raise sandbox_error("listing leftover sandbox volumes", e) from e
     names = {v["Name"] for v in listed}
     for volume in listed:
         name = volume["Name"]
-        if not _abandoned(volume.get("Labels") or {}):
+        labels = volume.get("Labels") or {}
+        # An upper volume is never mounted by a container itself, only through its overlay.
+        overlay_unused = name.removesuffix("-up") in unused or name.removesuffix("-up") not in names
+        if not _abandoned(labels) and not (overlay_unused and _older(labels, _UNUSED_AFTER_S)):
             continue
         if name.endswith("-up") and name.removesuffix("-up") in names:
             continue  # removed with its overlay, never before it: the overlay may be mounted
         overlay.remove(client, name.removesuffix("-up"))
+
+
+def _older(labels: dict[str, str], age_s: float) -> bool:
+    try:
+        return float(labels.get(CREATED, "inf")) + age_s < time.time()
+    except ValueError:
+        return False
 
 
 def _abandoned(labels: dict[str, str]) -> bool:

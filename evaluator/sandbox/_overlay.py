@@ -6,9 +6,10 @@ overlay2 layer folders, and whose upper layer is a fresh volume of its own. Noth
 so a sandbox opens at the same cost whatever the repository's size, and whatever the sandbox
 writes there lands in the upper folder, which the harness measures to enforce `disk_mb`.
 
-It needs what the engine's layers are made of: the overlay2 driver, and those folders readable
-by this process (the engine on this machine, the harness as root). Elsewhere `_disk` picks
-another mode and says so.
+It needs what the engine's layers are made of: Docker's overlay2 driver or podman's overlay
+(containers/storage lays its layers out the same way: `diff` folders, `link` files, short
+links under `l/`), and those folders readable by this process (the engine on this machine, the
+harness as root). Elsewhere `_disk` picks another mode and says so.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 import os
 import stat
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -27,6 +29,7 @@ from evaluator.errors import SandboxError
 
 _ERRORS = (docker.errors.DockerException, requests.RequestException, ConnectionError)
 _OPAQUE = ("trusted.overlay.opaque", "user.overlay.opaque")
+_LAYERED = ("overlay2", "overlay")  # Docker's and podman's names for one layout
 # mount(2) takes at most a page of options; overlay2's short layer links keep well inside it.
 _MAX_OPTIONS = 4000
 
@@ -49,8 +52,8 @@ def usable(client: Any, image_id: str) -> str:
         graph = client.api.inspect_image(image_id).get("GraphDriver") or {}
     except _ERRORS as e:
         raise SandboxError(f"inspecting image {image_id[:19]}: {e}") from e
-    if graph.get("Name") != "overlay2":
-        return f"the engine's storage is {graph.get('Name')}, not overlay2"
+    if graph.get("Name") not in _LAYERED:
+        return f"the engine's storage is {graph.get('Name')}, not overlay2 (podman: overlay)"
     upper = (graph.get("Data") or {}).get("UpperDir", "")
     if not upper or not os.path.isdir(upper):
         return "the engine's layer folders are not on this machine (a remote engine?)"
@@ -75,14 +78,7 @@ def workdir_layers(client: Any, image_id: str, workdir: str) -> tuple[str, ...] 
         raise SandboxError(f"inspecting image {image_id[:19]}: {e}") from e
     stack = [data["UpperDir"], *filter(None, (data.get("LowerDir") or "").split(":"))]
     parts = PurePosixPath(workdir).parts[1:]
-    found: list[str] = []
-    for diff in stack:
-        holds, hides = _look(Path(diff), parts)
-        if holds:
-            found.append(_short(Path(diff)) + "/" + "/".join(parts))
-        # holds None: a file or symlink there, hidden only if a layer above has the folder
-        if hides or holds is None:
-            break
+    found = [_short(diff) + "/" + "/".join(parts) for diff in holding(map(Path, stack), workdir)]
     result = tuple(found) if found else None
     with _lock:
         _layers[key] = result
@@ -146,6 +142,21 @@ def used_bytes(path: str) -> int:
         except OSError:
             continue  # removed while we walked
     return total
+
+
+def holding(stack: Iterable[Path], folder: str) -> list[Path]:
+    """The layer folders of `stack` (topmost first) whose `folder` the merged view shows, topmost
+    first: empty when it is absent, or reached through a symlink or a file."""
+    parts = PurePosixPath(folder).parts[1:]
+    found: list[Path] = []
+    for diff in stack:
+        holds, hides = _look(diff, parts)
+        if holds:
+            found.append(diff)
+        # holds None: a file or symlink there, hidden only if a layer above has the folder
+        if hides or holds is None:
+            break
+    return found
 
 
 def _look(diff: Path, parts: tuple[str, ...]) -> tuple[bool | None, bool]:

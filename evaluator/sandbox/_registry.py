@@ -14,6 +14,8 @@ import threading
 from types import FrameType
 from typing import Protocol
 
+from evaluator.sandbox._removal import drain
+
 
 class _Closable(Protocol):
     def close(self) -> None: ...
@@ -45,7 +47,6 @@ def close_all() -> None:
             sandbox.close()
         except Exception as e:  # at exit, one failure must not stop the rest
             print(f"evaluator: could not remove a sandbox: {e}", file=sys.stderr)
-    from evaluator.sandbox._removal import drain
 
     drain()
 

@@ -4,27 +4,28 @@ from __future__ import annotations
 
 import time
 
-import docker
 import pytest
 
 from evaluator.errors import SandboxError
 from evaluator.sandbox import DockerSandboxes, SandboxLimits
+from tests.backends import running
 
 pytestmark = pytest.mark.docker
 
 
 def test_exec_reports_exit_code_and_interleaved_output(
-    sandboxes: DockerSandboxes, base_image: str
+    backend_sandboxes: DockerSandboxes, base_image: str
 ) -> None:
-    with sandboxes.open(base_image, SandboxLimits(), purpose="test") as sb:
+    with backend_sandboxes.open(base_image, SandboxLimits(), purpose="test") as sb:
         r = sb.exec('echo out; echo err >&2; echo "$GREETING"; pwd; exit 3', env={"GREETING": "hi"})
     assert r.exit_code == 3
     assert r.output == "out\nerr\nhi\n/testbed\n"
     assert not r.timed_out and not r.truncated
 
 
-def test_exec_timeout_kills_sleep(sandboxes: DockerSandboxes, base_image: str) -> None:
-    with sandboxes.open(base_image, SandboxLimits(), purpose="test") as sb:
+def test_exec_timeout_kills_sleep(backend_sandboxes: DockerSandboxes,
+                                  base_image: str) -> None:
+    with backend_sandboxes.open(base_image, SandboxLimits(), purpose="test") as sb:
         started = time.monotonic()
         r = sb.exec("sleep 600", timeout_s=2)
         assert time.monotonic() - started < 8
@@ -33,10 +34,10 @@ def test_exec_timeout_kills_sleep(sandboxes: DockerSandboxes, base_image: str) -
 
 
 def test_output_is_capped_keeping_head_and_tail(
-    sandboxes: DockerSandboxes, base_image: str
+    backend_sandboxes: DockerSandboxes, base_image: str
 ) -> None:
     limits = SandboxLimits(output_limit_bytes=10_000)
-    with sandboxes.open(base_image, limits, purpose="test") as sb:
+    with backend_sandboxes.open(base_image, limits, purpose="test") as sb:
         r = sb.exec("echo START; yes | head -c 10000000; echo END")
     assert r.exit_code == 0 and r.truncated
     assert len(r.output.encode()) <= 10_000
@@ -45,11 +46,12 @@ def test_output_is_capped_keeping_head_and_tail(
 
 
 def test_sandbox_deadline_kills_the_container(
-    sandboxes: DockerSandboxes, base_image: str, docker_client: docker.DockerClient
+    backend_sandboxes: DockerSandboxes, base_image: str
 ) -> None:
-    with sandboxes.open(base_image, SandboxLimits(sandbox_timeout_s=2), purpose="test") as sb:
+    with backend_sandboxes.open(base_image, SandboxLimits(sandbox_timeout_s=2),
+                                purpose="test") as sb:
         r = sb.exec("sleep 30", timeout_s=30)
         assert r.timed_out and r.duration_s < 10
         with pytest.raises(SandboxError, match="sandbox_timeout_s"):
             sb.exec("echo too late")
-        assert docker_client.containers.get(sb.container_id).status != "running"
+        assert not running(backend_sandboxes, sb.container_id)

@@ -8,7 +8,6 @@ import docker
 import pytest
 
 from evaluator.sandbox import DockerSandboxes, SandboxLimits
-from evaluator.sandbox._disk import disk_mode
 
 pytestmark = pytest.mark.docker
 
@@ -32,9 +31,9 @@ def _gateway(client: docker.DockerClient) -> str:
 
 
 def test_network_is_blocked(
-    sandboxes: DockerSandboxes, base_image: str, docker_client: docker.DockerClient
+    backend_sandboxes: DockerSandboxes, base_image: str, docker_client: docker.DockerClient
 ) -> None:
-    with sandboxes.open(base_image, SandboxLimits(), purpose="test") as sb:
+    with backend_sandboxes.open(base_image, SandboxLimits(), purpose="test") as sb:
         sb.put_files({"/tmp/connect.py": _CONNECT.encode()})
         r = sb.exec(f"python3 /tmp/connect.py 1.1.1.1 {_gateway(docker_client)}")
     assert r.exit_code == 0, r.output
@@ -42,16 +41,18 @@ def test_network_is_blocked(
     assert r.output.count("blocked") == 2
 
 
-def test_memory_cap_kills_big_allocation(sandboxes: DockerSandboxes, base_image: str) -> None:
-    with sandboxes.open(base_image, SandboxLimits(memory_mb=128), purpose="test") as sb:
+def test_memory_cap_kills_big_allocation(backend_sandboxes: DockerSandboxes,
+                                         base_image: str) -> None:
+    with backend_sandboxes.open(base_image, SandboxLimits(memory_mb=128),
+                                purpose="test") as sb:
         r = sb.exec("python3 -c \"b = b'x' * (400 << 20); print('allocated')\"")
         assert r.exit_code == 137 or "MemoryError" in r.output, r
         assert "allocated" not in r.output
         assert sb.exec("echo alive").output == "alive\n"
 
 
-def test_fork_bomb_is_contained(sandboxes: DockerSandboxes, base_image: str) -> None:
-    with sandboxes.open(base_image, SandboxLimits(pids=64), purpose="test") as sb:
+def test_fork_bomb_is_contained(backend_sandboxes: DockerSandboxes, base_image: str) -> None:
+    with backend_sandboxes.open(base_image, SandboxLimits(pids=64), purpose="test") as sb:
         # Silent, so its survivors are not killed by a closed pipe: the cleanup must do it.
         r = sb.exec("f(){ f|f& }; f >/dev/null 2>&1; sleep 2", timeout_s=5)
         assert r.duration_s < 15
@@ -61,8 +62,8 @@ def test_fork_bomb_is_contained(sandboxes: DockerSandboxes, base_image: str) -> 
     assert alive == "alive" and int(processes) < 16
 
 
-def test_disk_cap_gives_enospc(sandboxes: DockerSandboxes, base_image: str) -> None:
-    with sandboxes.open(base_image, SandboxLimits(disk_mb=32), purpose="test") as sb:
+def test_disk_cap_gives_enospc(backend_sandboxes: DockerSandboxes, base_image: str) -> None:
+    with backend_sandboxes.open(base_image, SandboxLimits(disk_mb=32), purpose="test") as sb:
         r = sb.exec("dd if=/dev/zero of=/testbed/big bs=1M count=64")
         assert r.exit_code != 0
         # The tmpfs is full, or (watch mode) the file reached the kernel's file-size limit.
@@ -70,12 +71,12 @@ def test_disk_cap_gives_enospc(sandboxes: DockerSandboxes, base_image: str) -> N
         # Read-only (overlay and tmpfs modes); owned by root where the root stays writable.
         out = sb.exec("touch /usr/x /x").output
         assert out.count("Read-only file system") + out.count("Permission denied") == 2, out
-        if disk_mode(sb._client, base_image) in ("overlay", "tmpfs"):
+        if backend_sandboxes.backend().disk in ("overlay", "tmpfs"):
             assert out.count("Read-only file system") == 2, out
 
 
-def test_runs_unprivileged(sandboxes: DockerSandboxes, base_image: str) -> None:
-    with sandboxes.open(base_image, SandboxLimits(), purpose="test") as sb:
+def test_runs_unprivileged(backend_sandboxes: DockerSandboxes, base_image: str) -> None:
+    with backend_sandboxes.open(base_image, SandboxLimits(), purpose="test") as sb:
         r = sb.exec("id -u; id -g; grep -E '^Cap(Eff|Prm|Bnd):' /proc/self/status")
     lines = r.output.split("\n")
     assert lines[:2] == ["1000", "1000"]

@@ -17,6 +17,7 @@ from evaluator.sandbox import DockerSandboxes, SandboxLimits
 from evaluator.sandbox._disk import disk_mode
 from evaluator.sandbox._leftovers import owner_label
 from evaluator.sandbox._removal import drain
+from tests.backends import exists
 from tests.helpers import unavailable
 
 pytestmark = pytest.mark.docker
@@ -44,40 +45,49 @@ def layered(base_image: str, docker_client: docker.DockerClient) -> str:
     return out.stdout.strip()
 
 
-def test_this_engine_gets_overlay_workdirs(docker_client: docker.DockerClient,
+def test_this_engine_gets_overlay_workdirs(backend_sandboxes: DockerSandboxes,
                                            base_image: str) -> None:
     if os.environ.get("EVAL_SANDBOX_DISK"):
         unavailable("EVAL_SANDBOX_DISK forces a disk mode; unset it to test the default one")
-    assert disk_mode(docker_client, base_image) == "overlay"
+    with backend_sandboxes.open(base_image, SandboxLimits(), purpose="test"):
+        assert backend_sandboxes.backend().disk == "overlay"
 
 
-def test_root_is_read_only_even_for_root(sandboxes: DockerSandboxes, base_image: str) -> None:
-    with sandboxes.open(base_image, SandboxLimits(), user="root", purpose="test") as sb:
+def test_root_is_read_only_even_for_root(backend_sandboxes: DockerSandboxes,
+                                         base_image: str) -> None:
+    with backend_sandboxes.open(base_image, SandboxLimits(), user="root", purpose="test") as sb:
         out = sb.exec("touch /etc/x /usr/x /x; echo ok > /testbed/ok && cat /testbed/ok; "
                       "echo t > /tmp/t && cat /tmp/t").output
     assert out.count("Read-only file system") == 3, out
     assert out.endswith("ok\nt\n"), out
 
 
-def test_workdir_reads_the_layers_as_the_engine_does(sandboxes: DockerSandboxes,
+def test_workdir_reads_the_layers_as_the_engine_does(backend_sandboxes: DockerSandboxes,
                                                      layered: str) -> None:
-    with sandboxes.open(layered, SandboxLimits(), purpose="test") as sb:
+    with backend_sandboxes.open(layered, SandboxLimits(), purpose="test") as sb:
         out = sb.exec("cat file; ls gone | wc -l; ls keep; stat -c '%u %a' .; "
                       "echo edit >> file && cat file | tail -1").output
     assert out == "v2\n0\nnew\n1000 755\nedit\n", out
 
 
 def test_a_workdir_behind_a_symlink_is_copied_under_a_read_only_root(
-    sandboxes: DockerSandboxes, layered: str
+    backend_sandboxes: DockerSandboxes, layered: str
 ) -> None:
-    with sandboxes.open(layered, SandboxLimits(), workdir="/linked", purpose="test") as sb:
+    with backend_sandboxes.open(layered, SandboxLimits(), workdir="/linked", purpose="test") as sb:
         out = sb.exec("cat f; echo w > g && cat g; touch /etc/x").output
     assert out.startswith("in-link\nw\n") and "Read-only file system" in out, out
 
 
-def test_volumes_go_with_their_sandbox(sandboxes: DockerSandboxes, layered: str,
-                                       docker_client: docker.DockerClient) -> None:
-    if disk_mode(docker_client, layered) != "overlay":
+def test_volumes_go_with_their_sandbox(backend_sandboxes: DockerSandboxes, layered: str) -> None:
+    sandboxes = backend_sandboxes
+    if sandboxes.name == "daemonless":
+        with sandboxes.open(layered, SandboxLimits(), purpose="test") as sb:
+            sb.exec("echo x > /testbed/x")
+            assert exists(sandboxes, sb.container_id)  # its folders: no volume
+        assert drain() and not exists(sandboxes, sb.container_id)
+        return
+    docker_client = sandboxes.client
+    if disk_mode(docker_client, sandboxes._image(layered)[0]) != "overlay":
         unavailable("this engine gives no overlay workdirs (see the start-up line); they need "
                     "an overlay2 engine on this machine and a harness that is root")
     mine = {"label": f"evaluator.owner={owner_label()}"}
@@ -85,7 +95,8 @@ def test_volumes_go_with_their_sandbox(sandboxes: DockerSandboxes, layered: str,
     with sandboxes.open(layered, SandboxLimits(), purpose="test") as sb:
         sb.exec("echo x > /testbed/x")
         during = {v["Name"] for v in docker_client.api.volumes(filters=mine)["Volumes"] or []}
-    assert len(during - before) == 2  # the overlay and its upper folder
+    # The overlay and its upper folder (podman: and the home's tmpfs, see `_podman`).
+    assert len(during - before) == (3 if sandboxes.name == "podman" else 2)
     assert drain()
     after = {v["Name"] for v in docker_client.api.volumes(filters=mine)["Volumes"] or []}
     assert not (after & (during - before))
@@ -103,6 +114,33 @@ def test_leftover_cleanup_takes_a_dead_owners_volumes(
     sandboxes.cleanup_leftovers()
     names = {v["Name"] for v in docker_client.api.volumes()["Volumes"] or []}
     assert not names & {"evaluator-leftover-test", "evaluator-leftover-test-up"}
+
+
+def test_unused_volumes_of_an_owner_nobody_can_judge_go_after_a_margin(
+    sandboxes: DockerSandboxes, docker_client: docker.DockerClient, base_image: str
+) -> None:
+    # An orphan elsewhere (another PID namespace) stops by its lease and its container is then
+    # removed as stopped; its volumes, unused from then on, must not wait for its deadline.
+    def labels(age_s: int) -> dict[str, str]:
+        now = int(time.time())
+        return {"evaluator.managed": "1", "evaluator.created": str(now - age_s),
+                "evaluator.deadline": str(now + 3600), "evaluator.owner": "elsewhere/1/42"}
+
+    old, fresh, used = "evaluator-unused-old", "evaluator-unused-fresh", "evaluator-unused-used"
+    for name, age in ((old, 120), (fresh, 0), (used, 120)):
+        for volume in (name, f"{name}-up"):
+            docker_client.api.create_volume(volume, labels=labels(age))
+    holder = docker_client.containers.create(base_image, ["true"], volumes={used: {"bind": "/x"}})
+    try:
+        sandboxes.cleanup_leftovers()
+        names = {v["Name"] for v in docker_client.api.volumes()["Volumes"] or []}
+        assert not names & {old, f"{old}-up"}
+        assert {fresh, f"{fresh}-up", used, f"{used}-up"} <= names
+    finally:
+        holder.remove(force=True)
+        for name in (fresh, used):
+            for volume in (name, f"{name}-up"):
+                docker_client.api.remove_volume(volume)
 
 
 def test_an_image_removed_and_loaded_again_still_opens(sandboxes: DockerSandboxes,

@@ -10,79 +10,124 @@ import subprocess
 import sys
 import time
 
-import docker
-import docker.errors
 import pytest
 
 from evaluator.images import BASE_TAG
 from evaluator.sandbox import DockerSandboxes, SandboxLimits
+from tests.backends import exists, remove, running
+from tests.daemonless import bring
 
 pytestmark = pytest.mark.docker
 
 _OPEN = (
     "import sys, time\n"
-    "from evaluator.sandbox import DockerSandboxes, SandboxLimits\n"
-    "sb = DockerSandboxes().open(sys.argv[1], SandboxLimits(sandbox_timeout_s=float(sys.argv[2])),"
-    " purpose='test')\n"
+    "from evaluator.sandbox import SandboxLimits, open_backend\n"
+    "sb = open_backend().open(sys.argv[1], SandboxLimits(sandbox_timeout_s=float(sys.argv[2])),"
+    " user=sys.argv[3], purpose='test')\n"
+    "sb.exec(sys.argv[4])\n"
+    "if sys.argv[5:] == ['hang']:\n"
+    "    sb._watchdog.cancel()  # a harness that holds the lease but never kills\n"
     "print(sb.container_id, flush=True)\n"
-    "time.sleep(120)\n"
+    "time.sleep(600)\n"
 )
+# What a hostile agent (root in its sandbox) might try so as to outlive its harness: hold PID 1's
+# stdin (the lease), stop the keeper, leave a daemon behind.
+_HOLD_ON = ("for f in /proc/[0-9]*/fd/0; do (exec 3<$f; sleep 600) & done; kill -STOP 1; "
+            "setsid sleep 600 >/dev/null 2>&1 < /dev/null & echo tried")
 
 
 def _commands(sb) -> str:
     return sb.exec("for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline; echo; done").output
 
 
-def test_setsid_daemon_does_not_survive_its_exec(sandboxes: DockerSandboxes, base_image: str) -> None:
-    with sandboxes.open(base_image, SandboxLimits(), purpose="test") as sb:
+def test_setsid_daemon_does_not_survive_its_exec(backend_sandboxes: DockerSandboxes,
+                                                 base_image: str) -> None:
+    with backend_sandboxes.open(base_image, SandboxLimits(), purpose="test") as sb:
         sb.exec("setsid sh -c 'sleep 1; echo late > /tmp/late' >/dev/null 2>&1 < /dev/null &")
         assert "echo late" not in _commands(sb)
         time.sleep(2)
         assert sb.exec("cat /tmp/late").exit_code != 0
 
 
-def test_root_sandbox_user_cannot_end_pid1(sandboxes: DockerSandboxes, base_image: str) -> None:
-    with sandboxes.open(base_image, SandboxLimits(), user="root", purpose="test") as sb:
+def test_root_sandbox_user_cannot_end_pid1(backend_sandboxes: DockerSandboxes,
+                                           base_image: str) -> None:
+    with backend_sandboxes.open(base_image, SandboxLimits(), user="root", purpose="test") as sb:
         sb.exec("kill -KILL -1; kill -KILL 1; setsid sleep 60 &")
         assert sb.exec("echo alive").output == "alive\n"
 
 
-def _opened_by_child(argv: list[str], timeout_s: float) -> tuple[subprocess.Popen[str], str]:
-    env = {**os.environ, "PYTHONPATH": os.getcwd()}
-    child = subprocess.Popen([*argv, sys.executable, "-c", _OPEN, BASE_TAG,
-                              str(timeout_s)], stdout=subprocess.PIPE, text=True, env=env)
+def _opened_by_child(sandboxes: DockerSandboxes, argv: list[str], timeout_s: float,
+                     user: str = "1000:1000", command: str = "true",
+                     *more: str) -> tuple[subprocess.Popen[str], str]:
+    env = {**os.environ, "PYTHONPATH": os.getcwd(), "EVAL_SANDBOX_BACKEND": sandboxes.name}
+    if sandboxes.name == "daemonless":
+        bring(sandboxes, BASE_TAG)  # (its store is the machine's: the child finds it there)
+    child = subprocess.Popen([*argv, sys.executable, "-c", _OPEN, BASE_TAG, str(timeout_s), user,
+                              command, *more], stdout=subprocess.PIPE, text=True, env=env)
     assert child.stdout is not None
     return child, child.stdout.readline().strip()
 
 
-def test_orphan_stops_at_its_deadline(base_image: str, docker_client: docker.DockerClient) -> None:
-    # Its harness in a PID namespace of its own, so that another process's leftover cleanup
-    # (tests run beside this one) cannot judge it dead and remove the container before we look.
+def _running_for(sandboxes: DockerSandboxes, sid: str, limit_s: float) -> float:
+    """Seconds until nothing of the sandbox ran any more (`limit_s` if something still does)."""
+    started = time.monotonic()
+    while time.monotonic() - started < limit_s:
+        if not running(sandboxes, sid):
+            break
+        time.sleep(0.2)
+    return time.monotonic() - started
+
+
+def test_orphan_ends_within_a_minute_whoever_notices(
+        backend_sandboxes: DockerSandboxes, base_image: str) -> None:
+    # Its harness in a PID namespace of its own: nobody here can judge its owner dead, so only
+    # the sandbox itself can end; its deadline is ten minutes away.
     assert shutil.which("unshare"), "util-linux's unshare is needed"
-    child, cid = _opened_by_child(["unshare", "--pid", "--fork", "--mount-proc", "--kill-child"], 3)
+    sandboxes = backend_sandboxes
+    child, cid = _opened_by_child(sandboxes, ["unshare", "--pid", "--fork", "--mount-proc",
+                                              "--kill-child"], 600, user="root", command=_HOLD_ON)
+    assert cid, "the child harness opened no sandbox"
     os.kill(child.pid, signal.SIGKILL)
     child.wait()
-    for _ in range(60):
-        if docker_client.containers.get(cid).status == "exited":
-            break
-        time.sleep(0.5)
-    assert docker_client.containers.get(cid).status == "exited"
-    docker_client.containers.get(cid).remove(force=True)
+    lived = _running_for(sandboxes, cid, 60)
+    print(f"orphan stopped {lived:.2f}s after its harness was SIGKILLed")
+    assert not running(sandboxes, cid)
+    sandboxes.cleanup_leftovers()
+    if sandboxes.name == "daemonless":
+        # Nothing runs between execs: its folder waits for its deadline (its owner, elsewhere,
+        # may be alive), and holds nothing that runs.
+        remove(sandboxes, cid)
+    assert not exists(sandboxes, cid)  # an engine's stopped container: removed whoever owned it
 
 
-def test_live_owner_in_another_pid_namespace_keeps_its_sandbox(
-    sandboxes: DockerSandboxes, base_image: str, docker_client: docker.DockerClient
-) -> None:
-    assert shutil.which("unshare"), "util-linux's unshare is needed"
-    child, cid = _opened_by_child(["unshare", "--pid", "--fork", "--mount-proc"], 600)
+def test_a_hung_harness_s_sandbox_still_ends_at_its_deadline(
+        backend_sandboxes: DockerSandboxes, base_image: str) -> None:
+    # The lease stays held and the harness never kills it: PID 1 exits by itself at 3 + 5 s.
+    child, cid = _opened_by_child(backend_sandboxes, ["unshare", "--pid", "--fork",
+                                                      "--mount-proc", "--kill-child"],
+                                  3, "1000:1000", "true", "hang")
     try:
-        assert cid, "the child harness in its own PID namespace opened no sandbox"
-        sandboxes.cleanup_leftovers()
-        assert docker_client.containers.get(cid).status == "running"
+        assert _running_for(backend_sandboxes, cid, 60) < 60
+        assert child.poll() is None  # its harness still alive
     finally:
         child.kill()
         child.wait()
-        try:
-            docker_client.containers.get(cid).remove(force=True)
-        except docker.errors.NotFound:
-            pass
+        remove(backend_sandboxes, cid)
+
+
+def test_live_owner_in_another_pid_namespace_keeps_its_sandbox(
+    backend_sandboxes: DockerSandboxes, base_image: str
+) -> None:
+    sandboxes = backend_sandboxes
+    assert shutil.which("unshare"), "util-linux's unshare is needed"
+    child, cid = _opened_by_child(sandboxes, ["unshare", "--pid", "--fork", "--mount-proc"], 600)
+    try:
+        assert cid, "the child harness in its own PID namespace opened no sandbox"
+        sandboxes.cleanup_leftovers()
+        assert exists(sandboxes, cid)
+        if sandboxes.name != "daemonless":  # (between execs nothing of a daemonless one runs)
+            assert running(sandboxes, cid)
+    finally:
+        child.kill()
+        child.wait()
+        remove(sandboxes, cid)
