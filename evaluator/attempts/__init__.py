@@ -4,6 +4,7 @@ from evaluator.attempts._config import Concurrency, EvalSpec, load_eval
 from evaluator.attempts._conversation import FORMAT as CONVERSATION_FORMAT
 from evaluator.attempts._conversation import Conversation, thread_messages
 from evaluator.attempts._drive import AgentOutcome, drive_agent
+from evaluator.attempts._isolation import NAMESPACE, PROCESS, protect_harness, strongest
 from evaluator.attempts._key import attempt_key, attempt_material, attempt_price, attempt_seed
 from evaluator.attempts._meter import Meter, MeteredModel, MeteredSandbox
 from evaluator.attempts._plan import (
@@ -14,20 +15,22 @@ from evaluator.attempts._plan import (
     quarantined,
 )
 from evaluator.attempts._provenance import checkout_state, provenance
-from evaluator.attempts._result import FAILED, POLICY, RESOLVED, grade_attempt
+from evaluator.attempts._record import AttemptRecord, AttemptRun
+from evaluator.attempts._result import grade_attempt
 from evaluator.attempts._run import Trajectory, extract_patch, run_attempt
 from evaluator.attempts._summary import attempt_status, format_summary, summarize, unpriced
 
 __all__ = [
-    "FAILED",
-    "POLICY",
+    "NAMESPACE",
+    "PROCESS",
     "AgentOutcome",
+    "AttemptRecord",
+    "AttemptRun",
     "CONVERSATION_FORMAT",
     "Conversation",
     "Meter",
     "MeteredModel",
     "MeteredSandbox",
-    "RESOLVED",
     "EvalPlan",
     "PlannedAttempt",
     "attempt_status",
@@ -36,6 +39,8 @@ __all__ = [
     "summarize",
     "grade_attempt",
     "plan_eval",
+    "protect_harness",
+    "strongest",
     "quarantined",
     "Concurrency",
     "EvalSpec",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field, PrivateAttr
 
@@ -28,8 +29,16 @@ class EvalSpec(StrictModel):
     sandbox_usd_per_hour: float = Field(0.0, ge=0, description="price of one sandbox hour")
     prices: str | None = Field(None, description="price table file (YAML), relative to evals/")
     concurrency: Concurrency = Field(Concurrency(), description="bounds")
+    isolation: Literal["namespace", "process"] | None = Field(
+        None, description="the least isolation an agent's own process may run under; an agent's "
+        "agent.yaml may ask for more, never less (default: the strongest this machine supports, "
+        "namespace where bubblewrap works)")
     # The folder the file was read from: `prices` is relative to it.
     _root: Path = PrivateAttr(Path("evals"))
+
+    @property
+    def path(self) -> Path:
+        return self._root / f"{self.task_set}.yaml"
 
     @property
     def price_file(self) -> Path | None:

@@ -21,7 +21,14 @@ from pathlib import Path
 from typing import IO, Any
 
 from evaluator.agents import Agent, AttemptEnd, CpuLimit, MemoryLimit, WallClockLimit, wire
-from evaluator.attempts._isolation import child_env, code_roots, command
+from evaluator.attempts._isolation import (
+    check_isolation,
+    child_env,
+    child_user,
+    code_roots,
+    command,
+    protect_harness,
+)
 from evaluator.attempts._meter import Meter, MeteredModel, MeteredSandbox
 from evaluator.errors import BadInputError, InfraError
 
@@ -88,7 +95,12 @@ def run_in_child(agent: Agent, sandbox: MeteredSandbox, model: MeteredModel, met
     from_child_r, from_child_w = os.pipe()
     paths = [str(_HARNESS_ROOT), *dict.fromkeys(str(r.parent) for r in code_roots(agent))]
     argv = [sys.executable, "-m", "evaluator.agents._child", str(to_child_r), str(from_child_w)]
+    check_isolation(agent)  # whoever calls: never a weaker wall than the agent's mode says
+    protect_harness()  # before the child exists: it must not read this process's environ
+    uid = child_user(agent)
     with tempfile.TemporaryFile() as log, tempfile.TemporaryDirectory() as cwd:
+        if uid is not None:
+            os.chown(cwd, uid, uid)
         process = subprocess.Popen(command(agent, argv), env=child_env(paths), cwd=cwd,
                                    stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                                    pass_fds=(to_child_r, from_child_w), start_new_session=True)

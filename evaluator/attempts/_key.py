@@ -37,6 +37,7 @@ def attempt_material(agent: Agent, task: Task, pin: TaskPin, sample_idx: int,
         "commit": pin.base_commit,
         "task": task.id,
         "problem": pin.files[task.spec.problem_statement],
+        "activate": task.spec.activate,  # the environment every command of the agent gets
         "agent": agent.identity,
         "prompts": agent.prompt_hash,
         "model": {"id": agent.spec.model.id, "simulated": agent.simulated,
@@ -44,6 +45,9 @@ def attempt_material(agent: Agent, task: Task, pin: TaskPin, sample_idx: int,
         "seed": attempt_seed(agent, sample_idx),
         "sample_idx": sample_idx,
         "limits": {"agent": agent.spec.limits.model_dump(), "sandbox": asdict(limits)},
+        # What the agent's own process could reach can change what it does (a scaffold that
+        # reads a file outside its folder works under one and fails under the other).
+        "isolation": agent.spec.isolation or "namespace",
         "harness": harness_version("attempt"),
         # A simulated agent's replies come from the simulator's code: editing it re-runs them.
         "simulator": harness_version("simulated") if agent.simulated else None,

@@ -2,19 +2,24 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 from evaluator.agents import Agent, check_environment, load_agent
 from evaluator.attempts._config import EvalSpec
-from evaluator.attempts._isolation import check_isolation
+from evaluator.attempts._isolation import (
+    NAMESPACE,
+    check_isolation,
+    effective_isolation,
+    strongest,
+)
 from evaluator.attempts._key import attempt_key, attempt_material, attempt_price, attempt_seed
 from evaluator.errors import BadInputError
-from evaluator.gold import VALID, required_spec, verdicts
+from evaluator.gold import INCOMPLETE, VALID, VerdictRecord, required_spec, verdicts
 from evaluator.grading import GradeSpec, grade_key, grade_spec
-from evaluator.hashing import hash_json
 from evaluator.lock import Lock
+from evaluator.result import result_key
+from evaluator.settings import settings
 from evaluator.store import Store
 from evaluator.taskset import Task, TaskSet
 
@@ -36,7 +41,7 @@ class PlannedAttempt:
         return grade_key(self.grade_spec, patch_hash, 0)
 
     def result_key(self, patch_hash: str) -> str:
-        return hash_json({"attempt": self.key, "grade": self.grade_key(patch_hash)})
+        return result_key(self.key, self.grade_key(patch_hash))
 
 
 @dataclass(frozen=True)
@@ -46,18 +51,19 @@ class EvalPlan:
     spec: EvalSpec
     agents: dict[str, Agent]
     attempts: tuple[PlannedAttempt, ...]
-    excluded: dict[str, dict[str, Any]]  # task id -> its verdict record
+    excluded: dict[str, VerdictRecord]  # task id -> its verdict record
     price_problems: tuple[str, ...] = ()  # agents whose model the price table does not price
+    # Agents left out of this eval, and why (an isolation they may not have, or cannot get
+    # here): each fails its own part of the eval, the others run.
+    refused: dict[str, str] = field(default_factory=dict)
+    isolation: str = NAMESPACE  # the least isolation allowed (the operator's floor)
 
     def check_runnable(self) -> None:
-        """Refuse to run agents whose cost could not be counted (it would show as $0), or whose
-        isolation this machine cannot provide."""
+        """Refuse to run agents whose cost could not be counted (it would show as $0)."""
         if self.price_problems:
             lines = "\n".join(f"  - {p}" for p in self.price_problems)
             raise BadInputError(f"the eval of {self.task_set.name!r} cannot price every "
                                 f"agent's model:\n{lines}")
-        for agent in self.agents.values():
-            check_isolation(agent)
 
     def find(self, label: str) -> PlannedAttempt:
         for pa in self.attempts:
@@ -67,13 +73,26 @@ class EvalPlan:
 
 
 def plan_eval(task_set: TaskSet, lock: Lock, spec: EvalSpec, store: Store,
-              agents_root: str | Path = "agents") -> EvalPlan:
+              agents_root: str | Path = "agents", *, isolation: str | None = None) -> EvalPlan:
     """Agents x valid tasks x samples; refuses while any gold verdict is undecided, and in a
-    Python environment that differs from requirements.lock (a key would not say what ran)."""
+    Python environment that differs from requirements.lock (a key would not say what ran).
+    `isolation` is a run's own least isolation, over the eval config's ($EVAL_ISOLATION when
+    not given). An agent that may not run under it is left out, with the reason."""
     check_environment()
-    agents = {name: load_agent(name, agents_root) for name in spec.agents}
+    floor, set_by = isolation_floor(spec, isolation if isolation is not None
+                                    else settings.isolation)
+    agents, refused = {}, {}
+    for name in spec.agents:
+        agent = load_agent(name, agents_root)
+        try:
+            agent = with_isolation(agent, effective_isolation(agent, floor, set_by))
+            check_isolation(agent)
+        except BadInputError as exc:
+            refused[name] = str(exc)
+            continue
+        agents[name] = agent
     gate = verdicts(store, task_set, lock)
-    undecided = sorted(t for t, v in gate.items() if v["verdict"] == "incomplete")
+    undecided = sorted(t for t, v in gate.items() if v.verdict == INCOMPLETE)
     if undecided:
         raise BadInputError(
             f"the gold gate of {task_set.name!r} is not decided for {len(undecided)} task(s) "
@@ -85,16 +104,16 @@ def plan_eval(task_set: TaskSet, lock: Lock, spec: EvalSpec, store: Store,
     attempts = []
     for agent in agents.values():
         for task in task_set.tasks:
-            if gate[task.id]["verdict"] != VALID:
+            if gate[task.id].verdict != VALID:
                 continue
             pin = lock.pin(task.id)
             # Without the PASS_TO_PASS tests the gold gate dropped as flaky (keys change too).
-            gspec = required_spec(grade_spec(task_set, task, lock), gate[task.id])
+            gspec = required_spec(grade_spec(task_set, task, lock), gate[task.id].dropped)
             for s in range(spec.samples):
                 material = attempt_material(agent, task, pin, s, limits, prices[agent.name])
                 attempts.append(PlannedAttempt(agent, task, s, attempt_seed(agent, s),
                                                attempt_key(material), gspec))
-    excluded = {t: v for t, v in gate.items() if v["verdict"] != VALID}
+    excluded = {t: v for t, v in gate.items() if v.verdict != VALID}
     where = spec.price_file or "a price table (`prices:` in the eval config)"
     problems = tuple(
         f"agent {name!r}: model {agents[name].spec.model.id!r} has no price in {where}; add "
@@ -102,7 +121,27 @@ def plan_eval(task_set: TaskSet, lock: Lock, spec: EvalSpec, store: Store,
         f"set `model.price: free` (it costs nothing) or `model.price: unpriced` (cost unknown, "
         f"no cost limit) in {agents[name].dir / 'agent.yaml'}"
         for name, price in prices.items() if price is None)
-    return EvalPlan(task_set, lock, spec, agents, tuple(attempts), excluded, problems)
+    return EvalPlan(task_set, lock, spec, agents, tuple(attempts), excluded, problems, refused,
+                    floor)
+
+
+def isolation_floor(spec: EvalSpec, override: str | None = None) -> tuple[str, str]:
+    """(the least isolation allowed, who set it): the run's own (an API run's `isolation`,
+    $EVAL_ISOLATION), the eval config's, else the strongest this machine supports."""
+    if override is not None:
+        return override, "set for this run (an API run's `isolation`, or $EVAL_ISOLATION)"
+    if spec.isolation is not None:
+        return spec.isolation, f"set by field 'isolation' of {spec.path}"
+    best = strongest()
+    return best, (f"the default: the strongest this machine supports; set `isolation:` in "
+                  f"{spec.path} to choose")
+
+
+def with_isolation(agent: Agent, isolation: str) -> Agent:
+    """`agent` as it runs: its spec carries the isolation it gets, not only what it asked."""
+    if agent.spec.isolation == isolation:
+        return agent
+    return replace(agent, spec=agent.spec.model_copy(update={"isolation": isolation}))
 
 
 def quarantined(store: Store, spec: EvalSpec, key: str) -> bool:

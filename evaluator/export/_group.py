@@ -1,10 +1,10 @@
-"""`python -m evaluator export <format> ...`: one subcommand per format, registered here.
+"""`evaluator export <format> ...`: one subcommand per format, registered here.
 
 Adding a format is one function in `EXPORTERS`: it receives the group's argparse subparsers
 object, adds its subparser (`sub.add_parser("mlflow", help=...)`) and sets `run` to a function
-of the parsed arguments that returns the exit code, as the top-level commands do. Import the
-exporter's own module inside that function, so that `--help` stays fast and an exporter's
-dependencies load only when it runs.
+of the parsed arguments that returns the exit code, as the top-level commands do. Every
+registrar runs whenever the command line is parsed, so an exporter whose dependencies are heavy
+or optional imports them in its `run` function (the MLflow export does), not at registration.
 """
 
 from __future__ import annotations
@@ -12,26 +12,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from evaluator.export import _traj
+from evaluator.swebench import add_export_command as _swebench
+from evaluator.tracking import add_command as _mlflow
 
-def _traj(sub: Any) -> None:
-    from evaluator.export._traj import add_command
-
-    add_command(sub)
-
-
-def _mlflow(sub: Any) -> None:
-    from evaluator.tracking import add_command
-
-    add_command(sub)
-
-
-def _swebench(sub: Any) -> None:
-    from evaluator.swebench._cli import add_export_command
-
-    add_export_command(sub)
-
-
-EXPORTERS: tuple[Callable[[Any], None], ...] = (_traj, _mlflow, _swebench)
+EXPORTERS: tuple[Callable[[Any], None], ...] = (_traj.add_command, _mlflow, _swebench)
 
 
 def add_commands(sub: Any) -> None:

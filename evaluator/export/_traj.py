@@ -21,6 +21,7 @@ from evaluator.agents import parse_action
 from evaluator.attempts import CONVERSATION_FORMAT
 from evaluator.errors import BadInputError, EvalError
 from evaluator.export._find import find_attempt
+from evaluator.settings import add_path_options, add_set_option
 from evaluator.store import Store
 
 TRAJECTORY_FORMAT = "mini-swe-agent-1.1"
@@ -112,7 +113,7 @@ def export_traj(store: Store, attempt: dict[str, Any]) -> dict[str, Any]:
 
 def _run(args: argparse.Namespace) -> int:
     try:
-        store = Store(args.store) if args.store else Store()
+        store = Store()  # --store is in force (`evaluator.__main__`)
         attempt, note = find_attempt(store, task_set=args.set, agent=args.agent, task=args.task,
                                      sample=args.sample, key=args.key)
         document = export_traj(store, attempt)
@@ -134,11 +135,11 @@ def _run(args: argparse.Namespace) -> int:
 
 def add_command(sub: Any) -> None:
     p = sub.add_parser("traj", help="one attempt as a mini-swe-agent trajectory (.traj.json)")
-    p.add_argument("--set", help="the task set")
+    add_set_option(p, required=False, help="the task set")
     p.add_argument("--agent", help="the agent's name")
     p.add_argument("--task", help="the task id")
     p.add_argument("--sample", type=int, default=0, help="the sample index (default 0)")
     p.add_argument("--key", help="the attempt whose key starts with this, instead")
-    p.add_argument("--store", help="default: $EVAL_STORE or .eval")
     p.add_argument("--out", help="file to write (default: standard output)")
+    add_path_options(p, only=("store",))
     p.set_defaults(run=_run)

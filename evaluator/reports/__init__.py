@@ -19,6 +19,7 @@ from evaluator.reports._cli import GATE_PASS, GATE_REFUSED, GATE_WORSE, add_comm
 from evaluator.reports._guard import Comparability, comparability
 from evaluator.reports._history import agent_identities, load_results
 from evaluator.reports._jobs import console_text, report_tasks
+from evaluator.reports._looks import LookRecord
 from evaluator.reports._site import render_site, report_site
 from evaluator.reports._sources import Sources
 
@@ -27,6 +28,7 @@ __all__ = [
     "GATE_REFUSED",
     "GATE_WORSE",
     "Comparability",
+    "LookRecord",
     "Sources",
     "add_commands",
     "agent_identities",

@@ -5,12 +5,14 @@ the same problems as a refusal instead)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evaluator.errors import StaleLockError
 from evaluator.reports._collect import Collected, collect
 from evaluator.reports._compare import compare_rows
+from evaluator.reports._frames import frames
 from evaluator.reports._history import rows_for
 from evaluator.reports._inputs import Inputs, open_inputs
 from evaluator.reports._render import render
@@ -73,7 +75,7 @@ def leaderboard(task_set: str, *, store: Store | PathLike | None = None,
                 evals_root: PathLike = "evals", agents_root: PathLike = "agents",
                 ) -> pd.DataFrame:
     """`leaderboard_rows` as a DataFrame indexed by agent."""
-    import pandas as pd
+    import pandas as pd  # pandas loads only for a caller that asks for frames
 
     rows = leaderboard_rows(task_set, store=store, tasks_root=tasks_root, lock_dir=lock_dir,
                             evals_root=evals_root, agents_root=agents_root)
@@ -116,8 +118,6 @@ def load_frames(task_set: str, *, store: Store | PathLike | None = None,
     """DataFrames of the records a report stands on: `attempts` (one row per planned attempt,
     status included), `results` (graded attempts), `grades` (of results and of the gold gate)
     and `verdicts` (one row per task)."""
-    from evaluator.reports._frames import frames
-
     sources = Sources.of(store=store, tasks_root=tasks_root, lock_dir=lock_dir,
                          evals_root=evals_root, agents_root=agents_root)
     return frames(*_load(task_set, sources))
@@ -125,8 +125,6 @@ def load_frames(task_set: str, *, store: Store | PathLike | None = None,
 
 def sources_from_env(**overrides: Any) -> Sources:
     """Sources from EVAL_* variables (as doit and the CLI use them), then `overrides`."""
-    from dataclasses import replace
-
     base = Sources.from_env()
     paths: dict[str, Any] = {k: Path(v) for k, v in overrides.items() if v is not None}
     return replace(base, **paths)

@@ -1,6 +1,6 @@
 """The `gate` and `report` subcommands of `python -m evaluator`.
 
-    python -m evaluator gate --task-set demo --candidate X [--baseline Y] [--sequential]
+    evaluator gate --set demo --candidate X [--baseline Y] [--sequential]
 
 exits 0 when the candidate is better than the baseline or within noise, 1 when it is
 significantly worse, 2 when the comparison is refused or the input is bad (stale lock, unknown
@@ -19,6 +19,7 @@ from evaluator.reports._api import compare, env_kwargs, render_report, sources_f
 from evaluator.reports._jobs import console_text
 from evaluator.reports._site import render_site
 from evaluator.reports._text import format_comparison
+from evaluator.settings import add_deprecated_alias, add_path_options, add_set_option
 
 if TYPE_CHECKING:
     from evaluator.stats import Decision
@@ -54,22 +55,22 @@ def gate(task_set: str, candidate: str, baseline: str | None = None, *,
 
 def add_commands(sub: Any) -> None:
     """Register `gate` and `report` on an argparse subparsers object."""
-    g = sub.add_parser("gate", help="exit 1 when a candidate agent is significantly worse "
-                                    "than the baseline (2: refused or bad input)")
-    g.add_argument("--task-set", required=True)
+    g = sub.add_parser("gate", help="CI gate: exit 1 when the candidate is worse than the baseline, "
+                                    "2 when refused")
+    add_set_option(g)
     g.add_argument("--candidate", required=True, help="agent name")
     g.add_argument("--baseline", help="agent name (default: the baseline in evals/<set>.yaml)")
     g.add_argument("--candidate-identity", help="compare this stored version of the candidate")
     g.add_argument("--baseline-identity", help="compare this stored version of the baseline")
     _decision_option(g)
-    _source_options(g)
+    add_path_options(g)
     g.set_defaults(run=_run_gate)
 
     r = sub.add_parser("report", help="render reports/out/<set>/ and print the leaderboard")
-    r.add_argument("--task-set", required=True)
-    r.add_argument("--out", help="output root (default: $EVAL_REPORTS or reports/out)")
+    add_set_option(r)
     _decision_option(r)
-    _source_options(r)
+    add_path_options(r, reports=True)
+    add_deprecated_alias(r, "--out", "--reports", dest="reports_root")
     r.set_defaults(run=_run_report)
 
 
@@ -79,37 +80,24 @@ def _decision_option(p: argparse.ArgumentParser) -> None:
                                          "however often the comparison is looked at)")
 
 
-def _source_options(p: argparse.ArgumentParser) -> None:
-    for flag, what in (("store", "$EVAL_STORE or .eval"), ("tasks", "$EVAL_TASKS or tasks"),
-                       ("lock-dir", "$EVAL_LOCK_DIR or lock"), ("evals", "$EVAL_EVALS or evals"),
-                       ("agents", "$EVAL_AGENTS or agents")):
-        p.add_argument(f"--{flag}", help=f"default: {what}")
-
-
-def _sources(args: argparse.Namespace) -> Any:
-    return sources_from_env(store=args.store, tasks_root=args.tasks, lock_dir=args.lock_dir,
-                            evals_root=args.evals, agents_root=args.agents,
-                            out_root=getattr(args, "out", None))
-
-
 def _run_gate(args: argparse.Namespace) -> int:
-    code, text = gate(args.task_set, args.candidate, args.baseline,
+    code, text = gate(args.set, args.candidate, args.baseline,
                       candidate_identity=args.candidate_identity,
                       baseline_identity=args.baseline_identity, decision=args.decision,
-                      **env_kwargs(_sources(args)))
+                      **env_kwargs(sources_from_env()))
     print(text)
     return code
 
 
 def _run_report(args: argparse.Namespace) -> int:
-    sources = _sources(args)
+    sources = sources_from_env()  # the path options are in force (`evaluator.__main__`)
     try:
-        summary, paths = render_report(args.task_set, out_root=sources.out_root,
+        summary, paths = render_report(args.set, out_root=sources.out_root,
                                        decision=args.decision, **env_kwargs(sources))
-        site = render_site(args.task_set, out_root=sources.out_root, summary=summary,
+        site = render_site(args.set, out_root=sources.out_root, summary=summary,
                            forest_png=paths["forest.png"].read_bytes(), **env_kwargs(sources))
     except EvalError as exc:
-        print(f"report of {args.task_set!r} refused: {exc}", file=sys.stderr)
+        print(f"report of {args.set!r} refused: {exc}", file=sys.stderr)
         return 2
     print(console_text(summary, paths["index.html"]))
     print(f"site: {site}")

@@ -15,7 +15,7 @@ from evaluator.attempts import attempt_status, unpriced
 from evaluator.errors import StaleLockError
 from evaluator.reports._inputs import Inputs
 from evaluator.reports._pinning import GRADED, carried_over, check_result, check_verdict
-from evaluator.swebench import prediction_subjects, subject_cells
+from evaluator.subjects import Subject, agent_subject, prediction_subjects, subject_cells
 
 _MAX_PROBLEMS = 30
 
@@ -28,7 +28,7 @@ class Collected:
     attempts: dict[str, dict[str, Any]]  # attempt key -> attempt record
     grades: dict[str, dict[str, Any]]  # grade key -> grade record
     notes: list[str] = field(default_factory=list)
-    subjects: dict[str, Any] = field(default_factory=dict)  # predictions subjects, by name
+    subjects: dict[str, Subject] = field(default_factory=dict)  # agents and predictions, by name
 
 
 def collect(inputs: Inputs) -> Collected:
@@ -41,7 +41,7 @@ def collect(inputs: Inputs) -> Collected:
     carried: Counter[str] = Counter()
     for tid, verdict in sorted(inputs.gate.items()):
         problems += check_verdict(tid, verdict, lock, grader)
-        if old := carried_over(verdict, inputs.lock_version):
+        if old := carried_over(verdict.body(), inputs.lock_version):
             carried[old] += 1
     for pa in inputs.plan.attempts:
         status, result = attempt_status(store, inputs.plan, pa)
@@ -64,11 +64,13 @@ def collect(inputs: Inputs) -> Collected:
             shown.append(f"... and {len(problems) - len(shown)} more")
         raise StaleLockError(f"records in {store.root} differ from the inputs the lock of "
                              f"{inputs.name!r} pins (version {inputs.lock_version})", shown)
-    # Graded predictions files (`python -m evaluator predictions grade`) are subjects too.
-    subjects = {n: s for n, s in prediction_subjects(store, inputs.name).items()
-                if n not in inputs.plan.agents}
-    for s in subjects.values():
-        cells += subject_cells(store, inputs.task_set, lock, inputs.gate, s, inputs.lock_version)
+    # Graded predictions files (`evaluator predictions grade`) are subjects beside the agents.
+    subjects = {n: agent_subject(a) for n, a in inputs.plan.agents.items()}
+    for n, s in prediction_subjects(store, inputs.name).items():
+        if n not in subjects:
+            subjects[n] = s
+            cells += subject_cells(store, inputs.task_set, lock, inputs.gate, s,
+                                   inputs.lock_version)
     notes = [f"{n} record(s) were made under lock version {v}, with the same pins for their "
              f"task as now; they count for lock version {inputs.lock_version}"
              for v, n in sorted(carried.items())]

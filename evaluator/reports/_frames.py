@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from evaluator.gold import VALID
 from evaluator.reports._collect import Collected
 from evaluator.reports._inputs import Inputs
 
@@ -19,7 +18,7 @@ _VERDICT_COLUMNS = ("task_id", "verdict", "valid", "why", "fixture", "lock_versi
 
 
 def frames(inputs: Inputs, collected: Collected) -> dict[str, pd.DataFrame]:
-    import pandas as pd
+    import pandas as pd  # pandas loads only for a caller that asks for frames
 
     attempts = [{**c, **_attempt_details(collected.attempts.get(c["attempt"]))}
                 for c in collected.cells]
@@ -27,7 +26,7 @@ def frames(inputs: Inputs, collected: Collected) -> dict[str, pd.DataFrame]:
     grades = {key: ("attempt", g) for key, g in collected.grades.items()}
     for v in inputs.gate.values():
         for subject in ("gold", "empty"):
-            for key in v.get(f"{subject}_grades", []):
+            for key in v.gold_grades if subject == "gold" else v.empty_grades:
                 g = inputs.store.get("grade", key)
                 if g is not None:
                     grades.setdefault(key, (subject, g))
@@ -35,8 +34,8 @@ def frames(inputs: Inputs, collected: Collected) -> dict[str, pd.DataFrame]:
                   for key, (subject, g) in sorted(grades.items(),
                                                   key=lambda kv: (kv[1][1].get("task_id"),
                                                                   kv[1][0], kv[0]))]
-    verdicts = [{**{c: v.get(c) for c in _VERDICT_COLUMNS}, "task_id": tid,
-                 "valid": v["verdict"] == VALID} for tid, v in sorted(inputs.gate.items())]
+    verdicts = [{**{c: getattr(v, c, None) for c in _VERDICT_COLUMNS}, "task_id": tid}
+                for tid, v in sorted(inputs.gate.items())]
     return {
         "attempts": _frame(pd, attempts, ("agent", "task_id", "sample_idx")),
         "results": _frame(pd, results, ("agent", "task_id", "sample_idx")),

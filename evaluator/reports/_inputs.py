@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any
 
 from evaluator.attempts import EvalPlan, EvalSpec, load_eval, plan_eval
 from evaluator.errors import StaleLockError
-from evaluator.gold import INCOMPLETE, VALID, verdicts
+from evaluator.gold import INCOMPLETE, VerdictRecord, verdicts
 from evaluator.lock import Lock, load_locked
 from evaluator.reports._sources import Sources
 from evaluator.store import Store
-from evaluator.swebench import prediction_subjects
+from evaluator.subjects import prediction_subjects
 from evaluator.taskset import TaskSet, load_task_set
 from evaluator.version import harness_version
 
@@ -28,7 +27,7 @@ class Inputs:
     lock: Lock
     spec: EvalSpec
     plan: EvalPlan
-    gate: dict[str, dict[str, Any]]  # task id -> verdict record
+    gate: dict[str, VerdictRecord]  # task id -> verdict record
     grader_version: str
     sources: Sources
     lock_version: str  # Lock.version hashes every pin on each access: read it once
@@ -39,7 +38,7 @@ class Inputs:
 
     @property
     def valid_tasks(self) -> list[str]:
-        return sorted(t for t, v in self.gate.items() if v["verdict"] == VALID)
+        return sorted(t for t, v in self.gate.items() if v.valid)
 
 
 def open_inputs(name: str, sources: Sources) -> Inputs:
@@ -55,7 +54,7 @@ def open_inputs(name: str, sources: Sources) -> Inputs:
     spec = _eval_or_predictions(name, sources, store)
     grader = harness_version("grader")
     gate = verdicts(store, task_set, lock)
-    undecided = sorted(t for t, v in gate.items() if v["verdict"] == INCOMPLETE)
+    undecided = sorted(t for t, v in gate.items() if v.verdict == INCOMPLETE)
     if undecided:
         raise StaleLockError(
             f"the gold gate of {name!r} is not decided under lock version {lock.version} and "
@@ -79,9 +78,9 @@ def _gate_problems(store: Store, name: str, undecided: list[str], grader: str) -
     problems = [f"no verdict for: {shown}"]
     # Say why when verdicts exist but were made from other inputs: that is the usual cause
     # (grading code or requirements.lock changed), and it is not fixed by waiting.
-    stored = [r for r in store.query("verdict", task_set=name) if r.get("task_id") in undecided]
+    stored = [r for r in store.select(VerdictRecord, task_set=name) if r.task_id in undecided]
     if stored:
-        versions = Counter(str(r.get("grader_version") or "unrecorded") for r in stored)
+        versions = Counter(r.grader_version or "unrecorded" for r in stored)
         listed = ", ".join(f"{v}: {n}" for v, n in sorted(versions.items()))
         problems.append(f"grader version differs: the store holds {len(stored)} verdict(s) for "
                         f"these tasks from other grader versions ({listed}); the harness grader "

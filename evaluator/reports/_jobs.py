@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import gc
-import os
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from doit.exceptions import TaskFailed
 
-from evaluator.errors import BadInputError, EvalError
+from evaluator.errors import EvalError
 from evaluator.reports._api import env_kwargs, render_report
 from evaluator.reports._site import render_site
 from evaluator.reports._sources import Sources
 from evaluator.reports._text import family_line, format_comparison, format_leaderboard
+from evaluator.settings import settings
 
 if TYPE_CHECKING:
     from evaluator.stats import Decision
@@ -37,6 +37,8 @@ def console_text(summary: dict[str, Any], index_html: Path | None = None) -> str
     if s["excluded_tasks"]:
         lines.append("left out of the score by the gold gate: " + ", ".join(
             f"{t['task_id']} ({t['verdict']})" for t in s["excluded_tasks"]))
+    if s.get("exploit_gate"):
+        lines.append(s["exploit_gate"]["line"])
     lines += [f"note: {n}" for n in s["notes"]]
     if index_html is not None:
         lines.append(f"report: {index_html}")
@@ -44,11 +46,9 @@ def console_text(summary: dict[str, Any], index_html: Path | None = None) -> str
 
 
 def decision_from_env() -> Decision:
-    """`EVAL_DECISION=sequential` lets `doit report` decide by the always-valid test."""
-    value = os.environ.get("EVAL_DECISION") or "fixed"
-    if value not in ("fixed", "sequential"):
-        raise BadInputError(f"EVAL_DECISION={value!r}: use fixed or sequential")
-    return "sequential" if value == "sequential" else "fixed"
+    """`EVAL_DECISION=sequential` (`settings.decision`) lets `doit report` decide by the
+    always-valid test."""
+    return "sequential" if settings.decision == "sequential" else "fixed"
 
 
 def _report_action(name: str) -> TaskFailed | None:
@@ -66,12 +66,13 @@ def _report_action(name: str) -> TaskFailed | None:
     return None
 
 
-def report_tasks(names: list[str]) -> Iterator[dict[str, Any]]:
-    """One `report:<set>` target per set with an evals/<set>.yaml; always runs (it is cheap,
+def report_tasks(names: list[str], asked: Collection[str] = ()) -> Iterator[dict[str, Any]]:
+    """One `report:<set>` target per set with an evals/<set>.yaml, and one for each name in
+    `asked` (the command line's, whose action says what is missing); always runs (it is cheap,
     and the store, not doit, knows whether anything changed)."""
     evals = Sources.from_env().evals_root
-    for name in names:
-        if (evals / f"{name}.yaml").is_file():
+    for name in sorted({*names, *asked}):
+        if (evals / f"{name}.yaml").is_file() or name in asked:
             yield {"name": name, "actions": [(_report_action, [name])], "uptodate": [False],
                    "verbosity": 2,
                    "doc": f"render reports/out/{name}/ (leaderboard, comparisons, plots) from "

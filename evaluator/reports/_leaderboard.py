@@ -1,9 +1,12 @@
-"""Leaderboard rows: one per agent, from the rows of its planned attempts on valid tasks."""
+"""Leaderboard rows: one per subject (an agent or a predictions file), from the rows of its
+planned attempts on valid tasks."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
+
+from evaluator.subjects import Subject
 
 # Infra states: the attempt has no grade yet, through no fault of the agent. They are counted
 # apart and never as failures, or a flaky Docker daemon would read as a worse agent.
@@ -20,17 +23,17 @@ def outcomes_by_task(cells: Iterable[dict[str, Any]]) -> dict[str, list[int]]:
     return out
 
 
-def leaderboard_rows_from(cells: Sequence[dict[str, Any]], agents: Mapping[str, Any],
+def leaderboard_rows_from(cells: Sequence[dict[str, Any]], subjects: Mapping[str, Subject],
                           samples: int, *, alpha: float = 0.05) -> list[dict[str, Any]]:
-    """One row per agent (name -> Agent), best resolve rate first (ties and agents without a
-    rate by name)."""
-    rows = [_row(agent, [c for c in cells if c["agent"] == name], samples, alpha)
-            for name, agent in agents.items()]
+    """One row per subject (an agent or a predictions file), best resolve rate first (ties and
+    subjects without a rate by name)."""
+    rows = [_row(subject, [c for c in cells if c["agent"] == name], samples, alpha)
+            for name, subject in subjects.items()]
     return sorted(rows, key=lambda r: (r["resolve_rate"] is None, -(r["resolve_rate"] or 0.0),
                                        r["agent"]))
 
 
-def _row(agent: Any, mine: list[dict[str, Any]], samples: int, alpha: float) -> dict[str, Any]:
+def _row(agent: Subject, mine: list[dict[str, Any]], samples: int, alpha: float) -> dict[str, Any]:
     # Imported here: scipy would add half a second to every `doit` run that loads report_tasks.
     from evaluator.stats import mean_pass_at_k, resolve_rate
 

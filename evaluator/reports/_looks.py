@@ -15,9 +15,21 @@ from typing import Any
 
 from evaluator.hashing import hash_json
 from evaluator.reports._guard import Comparability
-from evaluator.store import Store
+from evaluator.store import Record, Store
 
-KIND = "look"
+
+class LookRecord(Record):
+    """One reported comparison of two versions at the sample counts it stood on."""
+
+    KIND = "look"
+
+    task_set: str
+    subject: str  # the two versions, `first|second` in sorted order (indexed: a query's filter)
+    status: str = "reported"
+    subjects: list[str]
+    tasks: int
+    samples: int  # graded samples of both sides, over every task
+
 
 
 def look(store: Store, task_set: str, a: dict[str, Any], b: dict[str, Any],
@@ -32,20 +44,19 @@ def look(store: Store, task_set: str, a: dict[str, Any], b: dict[str, Any],
     counts = [(t, len(counts_1[t]), len(counts_2[t])) for t in guard.tasks]
     samples = sum(n1 + n2 for _, n1, n2 in counts)
     subject = f"{first}|{second}"
-    key = hash_json({"kind": KIND, "task_set": task_set, "subjects": [first, second],
+    key = hash_json({"kind": LookRecord.KIND, "task_set": task_set, "subjects": [first, second],
                      "counts": counts})
     try:
         if record:
-            store.put(KIND, key, {"task_set": task_set, "subject": subject, "status": "reported",
-                                  "subjects": [first, second], "tasks": len(counts),
-                                  "samples": samples})
-        rows = store.query(KIND, task_set=task_set, subject=subject)
+            store.write(key, LookRecord(task_set=task_set, subject=subject,
+                                        subjects=[first, second], tasks=len(counts),
+                                        samples=samples))
+        rows = store.select(LookRecord, task_set=task_set, subject=subject)
     except (OSError, sqlite3.Error) as exc:
         # A read-only store must not stop a report; it only cannot say how often one looked.
         return {"count": None, "samples": samples, "earlier_samples": [],
                 "error": f"{type(exc).__name__}: {exc}"}
-    earlier = sorted(int(r["samples"]) for r in rows
-                     if r.get("key") != key and int(r.get("samples", 0)) <= samples)
+    earlier = sorted(r.samples for r in rows if r.key != key and r.samples <= samples)
     return {"count": 1 + len(earlier), "samples": samples, "earlier_samples": earlier}
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from evaluator.attempts import PlannedAttempt
+from evaluator.gold import VerdictRecord
 from evaluator.lock import Lock
 
 GRADED = ("resolved", "failed", "policy")
@@ -58,15 +59,14 @@ def check_result(pa: PlannedAttempt, lock: Lock, grader: str, attempt: dict[str,
     return problems
 
 
-def check_verdict(task_id: str, verdict: dict[str, Any], lock: Lock, grader: str) -> list[str]:
+def check_verdict(task_id: str, verdict: VerdictRecord, lock: Lock, grader: str) -> list[str]:
     """A verdict found by its key; a grader version is only checked where it was recorded."""
     where = f"verdict of {task_id!r}"
     problems = []
-    if verdict.get("task_set") != lock.task_set or verdict.get("task_id") != task_id:
-        problems.append(f"{where}: the record is for {verdict.get('task_set')!r}/"
-                        f"{verdict.get('task_id')!r}")
-    recorded = verdict.get("grader_version")
-    if recorded is not None and recorded != grader:
+    if verdict.task_set != lock.task_set or verdict.task_id != task_id:
+        problems.append(f"{where}: the record is for {verdict.task_set!r}/{verdict.task_id!r}")
+    recorded = verdict.grader_version
+    if recorded and recorded != grader:
         problems.append(f"{where}: grader version differs: decided by {recorded}, the harness "
                         f"grader is {grader}: run `doit gold:{lock.task_set}`")
     return problems

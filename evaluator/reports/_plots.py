@@ -33,6 +33,7 @@ LEGEND = {
 
 
 def _figure(width: float, height: float) -> Any:
+    # matplotlib (a second to import) loads only when a report draws.
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 

@@ -12,6 +12,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import jinja2
+
 from evaluator.reports import _plots
 from evaluator.reports._text import (
     comparison_lines,
@@ -19,6 +21,7 @@ from evaluator.reports._text import (
     family_line,
     leaderboard_table,
     left_out_lines,
+    method_text,
     pass_ks,
 )
 
@@ -37,7 +40,8 @@ def render(summary: dict[str, Any], out_dir: Path, *,
     """Write every file of the report into `out_dir`; returns file name -> path."""
     out_dir.mkdir(parents=True, exist_ok=True)
     context = {"s": summary, "table": leaderboard_table(summary["leaderboard"]),
-               "ks": pass_ks(summary["leaderboard"]), "family": family_line(summary)}
+               "ks": pass_ks(summary["leaderboard"]), "family": family_line(summary),
+               "method": method_text(summary)}
     simulated = {r["agent"]: bool(r["simulated"]) for r in summary["leaderboard"]}
     paths = {
         "forest.png": _write(out_dir / "forest.png", _plots.forest_plot(summary["comparisons"])),
@@ -54,8 +58,6 @@ def render(summary: dict[str, Any], out_dir: Path, *,
 
 
 def _template(root: Path, name: str, html: bool) -> Any:
-    import jinja2
-
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(root), autoescape=html, undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True,

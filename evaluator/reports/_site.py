@@ -6,9 +6,11 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from evaluator.gold import VerdictRecord
+from evaluator.images import history_summary
 from evaluator.reports import _plots
 from evaluator.reports._collect import collect
-from evaluator.reports._inputs import open_inputs
+from evaluator.reports._inputs import Inputs, open_inputs
 from evaluator.reports._sources import PathLike, Sources
 from evaluator.reports._summary import build_summary
 from evaluator.store import Store
@@ -33,7 +35,8 @@ def report_site(task_set: str, *, summary: dict[str, Any] | None = None,
     tasks = {t.id: TaskInfo(task_id=t.id, problem=t.problem_statement,
                             fail_to_pass=tuple(t.spec.fail_to_pass),
                             pass_to_pass=tuple(t.spec.pass_to_pass),
-                            verdict=inputs.gate.get(t.id, {"verdict": "incomplete"}))
+                            verdict=_verdict(inputs, t.id),
+                            leaks=_leaks(inputs.lock.tasks[t.id].history))
              for t in inputs.task_set.tasks}
 
     def plots() -> dict[str, bytes]:
@@ -43,6 +46,16 @@ def report_site(task_set: str, *, summary: dict[str, Any] | None = None,
     data = RunData(task_set=task_set, summary=numbers, cells=collected.cells, tasks=tasks,
                    assets=_Later(plots))
     return Site(data, inputs.store)
+
+
+def _verdict(inputs: Inputs, task_id: str) -> dict[str, Any]:
+    """The task's verdict as the viewer reads it (plain data: the viewer sits below gold)."""
+    found = inputs.gate.get(task_id) or VerdictRecord.undecided(task_id, inputs.name)
+    return found.model_dump(mode="json")
+
+
+def _leaks(history: dict[str, Any] | None) -> str:
+    return history_summary(history) if history and history.get("leaks") else ""
 
 
 class _Later(Mapping[str, Any]):

@@ -3,24 +3,13 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
+from evaluator.settings import settings
 from evaluator.store import Store
 
 PathLike = str | os.PathLike[str]
-
-# The same variables the doit pipeline reads, so `doit report` and `python -m evaluator` agree
-# with `doit eval` on where everything lives.
-_ENV = {
-    "store": "EVAL_STORE",
-    "tasks_root": "EVAL_TASKS",
-    "lock_dir": "EVAL_LOCK_DIR",
-    "evals_root": "EVAL_EVALS",
-    "agents_root": "EVAL_AGENTS",
-    "out_root": "EVAL_REPORTS",
-}
 
 
 @dataclass(frozen=True)
@@ -39,11 +28,11 @@ class Sources:
 
     @classmethod
     def from_env(cls) -> Sources:
-        """Defaults overridden by EVAL_STORE, EVAL_TASKS, EVAL_LOCK_DIR, EVAL_EVALS, EVAL_AGENTS
-        and EVAL_REPORTS."""
-        found: dict[str, Any] = {name: Path(os.environ[var]) for name, var in _ENV.items()
-                                 if os.environ.get(var)}
-        return replace(cls(), **found)
+        """The path settings in force (the same the doit pipeline reads, so `doit report` and
+        the command line agree with `doit eval` on where everything lives)."""
+        return cls(store=settings.store, tasks_root=settings.tasks_root,
+                   lock_dir=settings.lock_dir, evals_root=settings.evals_root,
+                   agents_root=settings.agents_root, out_root=settings.reports_root)
 
     @classmethod
     def of(cls, *, store: Store | PathLike | None = None, tasks_root: PathLike = "tasks",

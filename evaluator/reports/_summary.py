@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from evaluator.gold import VALID
+from evaluator.gold import exploit_summary, summary_line
 from evaluator.reports._collect import Collected
 from evaluator.reports._compare import Looker, decide, pending, side
 from evaluator.reports._inputs import Inputs
@@ -28,8 +28,7 @@ def build_summary(inputs: Inputs, collected: Collected, *, alpha: float = ALPHA,
     False counts earlier looks without recording this one (for views that show no verdict).
     """
     spec = inputs.spec
-    board = leaderboard_rows_from(collected.cells, {**inputs.plan.agents, **collected.subjects},
-                                  spec.samples, alpha=alpha)
+    board = leaderboard_rows_from(collected.cells, collected.subjects, spec.samples, alpha=alpha)
     order = [r["agent"] for r in board]
     compared = comparisons(inputs, collected, order, alpha=alpha, n_boot=n_boot,
                            decision=decision, looker=looker(inputs, record=record_looks))
@@ -50,12 +49,12 @@ def build_summary(inputs: Inputs, collected: Collected, *, alpha: float = ALPHA,
         "leaderboard": board,
         "comparisons": compared,
         "excluded_tasks": [
-            {"task_id": t, "verdict": v["verdict"], "why": v.get("why", ""),
-             "fixture": v.get("fixture")}
-            for t, v in sorted(inputs.gate.items()) if v["verdict"] != VALID
+            {"task_id": t, "verdict": v.verdict, "why": v.why, "fixture": v.fixture,
+             "exploitable": v.exploitable}
+            for t, v in sorted(inputs.gate.items()) if not v.valid
         ],
-        "dropped_tests": {t: v["dropped"] for t, v in sorted(inputs.gate.items())
-                          if v.get("dropped")},
+        "exploit_gate": {**(gate := exploit_summary(inputs.gate)), "line": summary_line(gate)},
+        "dropped_tests": {t: v.dropped for t, v in sorted(inputs.gate.items()) if v.dropped},
         "outcomes": outcome_grid(inputs, collected, order),
         "notes": collected.notes + _notes(inputs, board, collected.cells),
     }
@@ -80,10 +79,8 @@ def comparisons(inputs: Inputs, collected: Collected, order: list[str], *, alpha
     if base is None:
         return []
     cells = {name: [c for c in collected.cells if c["agent"] == name] for name in order}
-    agents = {**inputs.plan.agents, **collected.subjects}
-
     def who(name: str) -> dict[str, Any]:
-        return side(name, agents[name].identity, any(c["simulated"] for c in cells[name]),
+        return side(name, collected.subjects[name].identity, any(c["simulated"] for c in cells[name]),
                     "plan")
 
     items = [pending(cells[base], cells[name], inputs.lock, a=who(base), b=who(name),
@@ -104,13 +101,13 @@ def outcome_grid(inputs: Inputs, collected: Collected, order: list[str]) -> dict
             mine = by_cell.get((name, tid), [])
             graded = [c for c in mine if c["graded"]]
             grid[name][tid] = {
-                "state": cell_state(inputs.gate[tid]["verdict"] == VALID, mine),
+                "state": cell_state(inputs.gate[tid].valid, mine),
                 "resolved": sum(c["resolved"] for c in graded),
                 "graded": len(graded),
                 "planned": len(mine),
                 "pending": sum(c["status"] == "pending" for c in mine),
             }
-    verdicts = {tid: inputs.gate[tid]["verdict"] for tid in tasks}
+    verdicts = {tid: inputs.gate[tid].verdict for tid in tasks}
     return {"agents": order, "tasks": tasks, "verdicts": verdicts, "cells": grid}
 
 
@@ -142,9 +139,9 @@ def _notes(inputs: Inputs, board: list[dict[str, Any]],
                      f"`doit eval:{inputs.name}` to retry them")
     notes += _partial_pass_at_k(inputs, cells)
     for tid, v in sorted(inputs.gate.items()):
-        if v.get("dropped"):
+        if v.dropped:
             notes.append(f"{tid}: not required, flaky in the gold gate: " + "; ".join(
-                f"{t} ({why})" for t, why in sorted(v["dropped"].items())))
+                f"{t} ({why})" for t, why in sorted(v.dropped.items())))
     return notes
 
 

@@ -89,8 +89,6 @@ def comparison_lines(c: dict[str, Any]) -> list[str]:
     """The comparison in a few lines, or REFUSED and every reason (and then no number)."""
     if c["refused"]:
         return ["REFUSED, not comparable:", *(f"- {r}" for r in c["reasons"])]
-    needed = (f"an effect this size needs about {c['tasks_needed']} tasks for 80% power"
-              if c["tasks_needed"] is not None else "no difference to detect")
     widened = " (joined with zero: the deciding test does not reject)" if c["widened"] else ""
     lines = [
         f"delta {pp(c['delta'])}, {level_pct(c['level'])} interval [{bound(c['lo'])}, "
@@ -101,11 +99,55 @@ def comparison_lines(c: dict[str, Any]) -> list[str]:
     ]
     if c["decision"] == "fixed":
         lines.append(sequential_line(c))
-    lines.append(needed)
+    lines.append(needed_line(c))
     looked = looks_line(c)
     if looked:
         lines.append(looked)
     return lines
+
+
+# How the prose names each test (summary.json keeps the identifiers).
+TEST_NAMES = {"mcnemar_exact": "the exact McNemar test",
+              "sign_flip_permutation": "the paired sign-flip test",
+              "mixture_sprt": "the sequential test"}
+
+
+def needed_line(c: dict[str, Any]) -> str:
+    """How many tasks the fixed test that decides (or decides with the sequential one) needs
+    for this effect; computed for that exact test, so never fewer than it can reject at."""
+    n = c["tasks_needed"]
+    if n is None:
+        return "no difference to detect"
+    fixed = TEST_NAMES.get(c["fixed_test"], c["fixed_test"])
+    exact = c["fixed_test"] == "mcnemar_exact"  # summed exactly; the sign-flip one simulated
+    if c["decision"] == "sequential":
+        return (f"an effect this size needs at least {n} tasks for 80% power: {fixed} alone "
+                f"needs {'' if exact else 'about '}that many at alpha {c['alpha']:g}, and the "
+                "sequential test must agree")
+    return (f"an effect this size needs {'' if exact else 'about '}{n} tasks for 80% power "
+            f"with {fixed} at alpha {c['alpha']:g}")
+
+
+def method_text(summary: dict[str, Any]) -> str | None:
+    """Which tests decide this report's verdicts, from the comparisons it holds."""
+    made = [c for c in summary.get("comparisons", ()) if not c["refused"]]
+    if not made:
+        return None
+    parts = []
+    if any(c["fixed_test"] == "mcnemar_exact" for c in made):
+        parts.append("with one sample per task on both sides the exact McNemar test decides and "
+                     "the interval is Tango's score interval")
+    if any(c["fixed_test"] == "sign_flip_permutation" for c in made):
+        parts.append("with several samples per task the paired sign-flip test on per-task "
+                     "differences decides and the interval is the task-clustered bootstrap's, "
+                     "read with that test's decision")
+    text = ("Each verdict has one deciding test, named beside it, and agrees with the p-value "
+            "and the interval shown: " + "; ".join(parts) + ".")
+    if summary.get("decision") == "sequential":
+        text += (" Here the always-valid sequential test decides together with that test (the "
+                 "larger of the two p-values), so the verdicts stay valid however often the "
+                 "comparisons were looked at.")
+    return text
 
 
 def decided_line(c: dict[str, Any]) -> str:

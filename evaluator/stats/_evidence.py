@@ -16,6 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from evaluator.stats._bootstrap import INTERVAL_METHOD, bootstrap_means, rng_for, tail_rank
+from evaluator.stats._power import mcnemar_tasks_needed, sign_flip_tasks_needed
 from evaluator.stats._score import score_interval
 from evaluator.stats._sequential import mixture_e_value
 from evaluator.stats._signflip import sign_flip_p
@@ -47,10 +48,22 @@ class Evidence:
     pair_a_wins: int  # sample pairs (i-th of A with i-th of B) that only A solved
     pair_b_wins: int
     e_value: float
+    diffs: NDArray[np.float64]  # per-task differences of the task scores, B - A
+    seed_material: str
 
     @property
     def fixed_test(self) -> str:
         return MCNEMAR if self.single else SIGN_FLIP
+
+    def tasks_needed(self, alpha: float, power: float = 0.8) -> int | None:
+        """Tasks an effect of this size needs for `power` with the fixed test that decides."""
+        if self.n < 2:
+            return None
+        if self.single:
+            return mcnemar_tasks_needed(self.b_only, self.a_only, self.n, alpha=alpha,
+                                        power=power)
+        return sign_flip_tasks_needed(self.diffs, rng_for(self.seed_material + "/power"),
+                                      alpha=alpha, power=power)
 
     @property
     def interval_method(self) -> str:
@@ -121,7 +134,8 @@ def gather(a: Mapping[str, Sequence[int]], b: Mapping[str, Sequence[int]], *, id
         n=n, mean_a=float(mean_a.mean()), mean_b=float(mean_b.mean()), delta=delta,
         a_only=a_only, b_only=b_only, single=single,
         sd=float(diffs.std(ddof=1)) if n >= 2 else None, boot=boot, p_fixed=p_fixed,
-        pair_a_wins=pair_a, pair_b_wins=pair_b, e_value=mixture_e_value(pair_a, pair_b))
+        pair_a_wins=pair_a, pair_b_wins=pair_b, e_value=mixture_e_value(pair_a, pair_b),
+        diffs=diffs, seed_material=seed_material)
 
 
 def _flatten(rows: list[Sequence[int]], ids: list[str],

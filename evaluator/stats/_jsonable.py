@@ -19,4 +19,5 @@ def rounded(value: Any) -> Any:
 
 
 def to_dict(result: Any) -> dict[str, Any]:
-    return {f.name: rounded(getattr(result, f.name)) for f in dataclasses.fields(result)}
+    return {f.name: rounded(getattr(result, f.name)) for f in dataclasses.fields(result)
+            if not f.name.startswith("_")}

@@ -3,16 +3,16 @@ rule per comparison and family-wise error control across the comparisons of one 
 
 from __future__ import annotations
 
+import functools
 import operator
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from evaluator.stats._checks import check_alpha
 from evaluator.stats._evidence import Evidence, gather
 from evaluator.stats._jsonable import DECIMALS, to_dict
 from evaluator.stats._multiple import holm_adjust, holm_levels
-from evaluator.stats._power import tasks_needed
 from evaluator.stats._sequential import anytime_p_value
 
 Verdict = Literal["better", "worse", "within noise"]
@@ -49,7 +49,9 @@ class PairedResult:
     won by one side only (`p_anytime` is 1 when the pairs lean the other way from `delta`).
     `b_only`/`a_only` count tasks where B's (A's) score is the higher.
     `tasks_needed` is how many paired tasks an effect of this size would need for 80% power at
-    `alpha`, or None for a zero delta or fewer than two tasks. `n_boot` is 0 when no bootstrap
+    `alpha` with `fixed_test`, the exact test itself (see `_power`; under the sequential
+    decision a verdict needs at least that many), or None for a zero delta or fewer than two
+    tasks. `n_boot` is 0 when no bootstrap
     was drawn.
     """
 
@@ -75,13 +77,19 @@ class PairedResult:
     pairs_b_wins: int
     b_only: int
     a_only: int
-    tasks_needed: int | None
     alpha: float
     n_boot: int
     interval_method: str
+    _evidence: Evidence = field(repr=False, compare=False)
+
+    @functools.cached_property
+    def tasks_needed(self) -> int | None:
+        # Computed when asked (a report asks once per comparison; a calibration run of
+        # thousands of comparisons never does): the sign-flip figure is simulated.
+        return self._evidence.tasks_needed(self.alpha) if self.delta != 0.0 else None
 
     def to_dict(self) -> dict[str, Any]:
-        out = to_dict(self)
+        out = {**to_dict(self), "tasks_needed": self.tasks_needed}
         # Rounding must not move a figure across the line the verdict stands on: a p-value of
         # 0.0499999996 printed as 0.05 beside "better" would contradict it.
         for key, line in (("p_adjusted", self.alpha), ("p_value", self.level),
@@ -137,7 +145,6 @@ def _result(e: Evidence, decision: Decision, p: float, p_adj: float, level: floa
     reject = p_adj < alpha and e.delta != 0.0
     lo, hi, widened = e.interval(level, reject)
     verdict: Verdict = "within noise" if not reject else "better" if e.delta > 0 else "worse"
-    needed = tasks_needed(e.delta, e.sd, alpha=alpha) if e.sd is not None else None
     return PairedResult(
         n_tasks=e.n, mean_a=e.mean_a, mean_b=e.mean_b, delta=e.delta, lo=lo, hi=hi,
         level=level, widened=widened, verdict=verdict, decision=decision,
@@ -145,8 +152,9 @@ def _result(e: Evidence, decision: Decision, p: float, p_adj: float, level: floa
         p_adjusted=p_adj, family_size=family, fixed_test=e.fixed_test, p_fixed=e.p_fixed,
         e_value=e.e_value, p_anytime=_anytime(e),
         pairs_a_wins=e.pair_a_wins, pairs_b_wins=e.pair_b_wins, b_only=e.b_only,
-        a_only=e.a_only, tasks_needed=needed, alpha=float(alpha),
-        n_boot=0 if e.boot is None else int(e.boot.size), interval_method=e.interval_method)
+        a_only=e.a_only, alpha=float(alpha),
+        n_boot=0 if e.boot is None else int(e.boot.size), interval_method=e.interval_method,
+        _evidence=e)
 
 
 def _round_keeping_side(value: float, line: float) -> float:

@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from evaluator.errors import EvalError
+from evaluator.settings import add_path_options
 from evaluator.store._pending import local_keys
 from evaluator.store._store import Store
 
@@ -19,6 +20,7 @@ def add_commands(sub: Any) -> None:
     push.add_argument("--all", action="store_true",
                       help="also every local record the remote lacks (e.g. made before "
                            "$EVAL_REMOTE was set)")
+    add_path_options(push, only=("store",))
     push.set_defaults(run=_push)
 
 

@@ -17,23 +17,26 @@ import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from evaluator.errors import BadInputError
 from evaluator.hashing import canonical_json, hash_bytes
 from evaluator.remote import remote_from_env
+from evaluator.settings import settings
 from evaluator.store._backend import RemoteBackend
 from evaluator.store._files import create_exclusive, replace_atomic
 from evaluator.store._index import Index
 from evaluator.store._pending import Pending
+from evaluator.store._record import Record
 from evaluator.store._through import RemoteCache
 
 DEFAULT_ROOT = ".eval"
+R = TypeVar("R", bound=Record)
 
 
 def default_root() -> Path:
-    """`$EVAL_STORE`, else `.eval` in the current directory."""
-    return Path(os.environ.get("EVAL_STORE") or DEFAULT_ROOT)
+    """`settings.store`: --store, else `$EVAL_STORE`, else `.eval` in the current directory."""
+    return settings.store
 
 
 class _FromEnv(enum.Enum):
@@ -134,6 +137,15 @@ class Store:
             self.index.add(kind, key, body)
         return landed
 
+    def read(self, cls: type[R], key: str) -> R | None:
+        """The record of `cls`'s kind under `key`, read back through its type; None if absent."""
+        data = self.get(cls.KIND, key)
+        return None if data is None else cls.parse(data, key)
+
+    def write(self, key: str, record: Record) -> bool:
+        """`put` for a typed record (its kind is its type's)."""
+        return self.put(record.KIND, key, record.body())
+
     def flush_pending(self) -> tuple[int, int]:
         """Upload the records earlier runs could not (the remote was out of reach);
         (uploaded, still pending). No-op without a writable remote or with nothing pending."""
@@ -159,6 +171,10 @@ class Store:
         if self.remote is not None:
             self.remote.mirror(kind)
         return list(self.index.query(kind, **where))
+
+    def select(self, cls: type[R], **where: str) -> list[R]:
+        """`query` for a typed record: the records of `cls`'s kind, read back through it."""
+        return [cls.parse(r) for r in self.query(cls.KIND, **where)]
 
     def reindex(self) -> int:
         """Rebuild the index from the records, e.g. after a crash between record and index."""
@@ -205,10 +221,14 @@ class Store:
         return self.get(kind, key) or record
 
     # infra errors: kept beside, never in place of, a record --------------------------------
-    def put_error(self, kind: str, key: str, error: dict[str, Any]) -> None:
-        """Note an infrastructure failure of a target; it stays not-done and is retried."""
+    def put_error(self, kind: str, key: str, exc: BaseException, *, task_id: str = "",
+                  subject: str = "") -> None:
+        """Note an infrastructure failure of a target (`exc`, on task `task_id`, of `subject`:
+        an agent or a predictions file); it stays not-done and is retried. The one place an
+        error note is built: {cause, message, task_id, subject, kind, key, created}."""
         path = self.root / "errors" / kind / key / f"{time.time():.6f}-{uuid.uuid4().hex[:8]}.json"
-        body = {**error, "kind": kind, "key": key, "created": time.time()}
+        body = {"cause": type(exc).__name__, "message": str(exc), "task_id": task_id,
+                "subject": subject, "kind": kind, "key": key, "created": time.time()}
         create_exclusive(path, canonical_json(body), self._tmp)
 
     def errors(self, kind: str, key: str) -> list[dict[str, Any]]:

@@ -18,8 +18,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import httpx
+
 from evaluator.errors import InfraError
 from evaluator.hashing import hash_json
+from evaluator.reports import render_report
 
 EXPORT_TAG = "evaluator.export_id"
 _COUNTS = ("resolved", "failed", "policy", "errors", "attempts", "planned", "tasks")
@@ -63,8 +66,6 @@ def export_mlflow(task_set: str, tracking_uri: str, *, experiment: str | None = 
     `evaluator/<set>`) on the tracking server; `sources` are the reports' keyword arguments.
 
     Rendering the report counts as a look at its comparisons, like any report."""
-    from evaluator.reports import render_report
-
     _check_reachable(tracking_uri)
     with tempfile.TemporaryDirectory(prefix="evaluator-mlflow-") as tmp:
         summary, paths = render_report(task_set, out_root=tmp, **sources)
@@ -79,7 +80,7 @@ def export_mlflow(task_set: str, tracking_uri: str, *, experiment: str | None = 
 
 def _log_all(uri: str, experiment: str, summary: dict[str, Any],
              paths: dict[str, Path]) -> list[ExportedRun]:
-    from mlflow.tracking import MlflowClient
+    from mlflow.tracking import MlflowClient  # an optional extra (`make venv-mlflow`)
 
     client = MlflowClient(tracking_uri=uri)
     exp_id = _experiment(client, experiment)
@@ -139,7 +140,6 @@ def _check_reachable(uri: str) -> None:
     """Fail in seconds, naming the server, where MLflow's client would retry for minutes."""
     if not uri.startswith(("http://", "https://")):
         return
-    import httpx
 
     try:
         httpx.get(uri.rstrip("/") + "/health", timeout=10).raise_for_status()

@@ -32,6 +32,9 @@ class TaskInfo:
     fail_to_pass: tuple[str, ...]
     pass_to_pass: tuple[str, ...]
     verdict: Mapping[str, Any]  # the gold gate's verdict record (or its "incomplete" stand-in)
+    # What the task image's repository holds past the base commit ("" when nothing): the
+    # agents and grades saw its seal, which holds only the base commit's history.
+    leaks: str = ""
 
     @property
     def required(self) -> tuple[str, ...]:

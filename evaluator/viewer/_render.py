@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import functools
+import json
 from pathlib import Path
 from typing import Any
+
+import jinja2
 
 from evaluator.viewer._text import money, rate
 
@@ -13,8 +16,6 @@ TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 @functools.cache
 def environment(root: Path = TEMPLATES) -> Any:
-    import jinja2
-
     # Autoescape for every template: model output, test output and agent names reach them all,
     # and none of it may become markup. Records of older harness versions lack newer fields:
     # a missing field renders empty rather than failing the page.
@@ -35,6 +36,4 @@ def _seconds(value: object) -> str:
 
 
 def _json_text(value: object) -> str:
-    import json
-
     return json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False, default=str)

@@ -1,5 +1,6 @@
 """The task page's content: the gold gate's verdict, each rep's per-test outcomes, the tests
-that flipped between reps (flaky, so left out), and every attempt on the task."""
+that flipped between reps (flaky, so left out), the bundled exploits and what caught each, and
+every attempt on the task."""
 
 from __future__ import annotations
 
@@ -28,7 +29,13 @@ def task_view(data: RunData, records: Records, task_id: str,
     grid = [{"id": t, "required": t in task.required,
              "outcomes": [(r["grade"].get("tests") or {}).get(t, "missing") if r["grade"] else "no grade"
                           for r in reps]} for t in tests]
+    exploits = []
+    for family, e in sorted((verdict.get("exploits") or {}).items()):
+        grade = records.get("grade", str(e["grade"])) if e.get("grade") and e.get("graded") else None
+        exploits.append({**e, "family": family, "output": output_of(
+            records, grade, limits, files, f"exploit-{family}.txt") if grade else None})
     context = {"task": task, "verdict": verdict, "reps": reps, "tests": grid,
+               "exploits": exploits,
                "flaky": _flaky(verdict, reps),
                "attempts": sorted((c for c in data.cells if c["task_id"] == task_id),
                                   key=lambda c: (c["agent"], c["sample_idx"]))}

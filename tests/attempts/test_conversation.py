@@ -8,14 +8,7 @@ from evaluator.attempts import Conversation, drive_agent, thread_messages
 from evaluator.model import Completion, ScriptedModel, Usage
 from evaluator.simulated import SUBMIT
 from evaluator.store import Store
-from tests.attempts.test_limits import FakeSandbox, agent
-
-
-def call(cid: str, command: str) -> dict:
-    return {"role": "assistant", "content": None, "tool_calls": [{
-        "id": cid, "type": "function",
-        "function": {"name": "bash", "arguments": json.dumps({"command": command})}}]}
-
+from tests.attempts.support import FakeSandbox, agent, call
 
 SCRIPT = [call("c1", "ls"), call("c2", SUBMIT)]
 

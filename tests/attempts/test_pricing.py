@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
+from evaluator.attempts import estimate_cost, format_summary
 from evaluator.errors import BadInputError
 from tests.reports._world import SET, World
 
@@ -34,9 +35,14 @@ def test_a_model_missing_from_the_price_table_is_refused_with_the_fixes(world) -
         with_prices(world, {"other": {"input_per_mtok": 1, "output_per_mtok": 1}}).plan().check_runnable()
 
 
-@pytest.mark.parametrize("price", ["free", "unpriced"])
-def test_an_acknowledged_price_mode_plans(world, price) -> None:
-    with_prices(world, None, price=price).plan().check_runnable()
+@pytest.mark.parametrize(("price", "how"), [("free", "model is free"),
+                                            ("unpriced", "model cost unknown (unpriced)")])
+def test_an_acknowledged_price_mode_plans_and_says_how_it_is_costed(world, price, how) -> None:
+    plan = with_prices(world, None, price=price).plan()
+    plan.check_runnable()
+    assert plan.price_problems == () and len(plan.attempts) == 1
+    cost, said = estimate_cost(world.store, plan.attempts[0].agent)
+    assert cost == 0.0 and how in said
 
 
 def test_the_models_price_is_in_the_attempt_key(world) -> None:
@@ -46,8 +52,6 @@ def test_the_models_price_is_in_the_attempt_key(world) -> None:
 
 
 def test_the_summary_shows_an_unpriced_agent_as_unpriced_not_zero() -> None:
-    from evaluator.attempts import format_summary
-
     counts = dict.fromkeys(("planned", "resolved", "failed", "policy", "pending", "error",
                             "quarantined"), 0)
     row = {"agent": "a", "simulated": False, "priced": False, "cost_usd": 0.0, **counts}

@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from tests.attempts.test_limits import agent, drive
+from tests.attempts.support import agent, drive
 
 
 def isolations() -> list[str]:

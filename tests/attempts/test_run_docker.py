@@ -9,21 +9,16 @@ import pytest
 import yaml
 
 from evaluator.agents import load_agent
-from evaluator.attempts import run_attempt, thread_messages
+from evaluator.attempts import AttemptRun, run_attempt, thread_messages
 from evaluator.lock import TaskPin
 from evaluator.model import ScriptedModel
 from evaluator.store import Store
 from evaluator.taskset import load_task_set
-from tests.attempts.test_conversation import call
+from tests.attempts.support import REPO, bash, call, observations
 from tests.helpers import make_set
 
 pytestmark = pytest.mark.docker
-REPO = Path(__file__).resolve().parents[2]
 SECRET = "sk-test-secret-5f1e9"
-
-
-def bash(cmd: str) -> str:
-    return f"Let me look.\n```bash\n{cmd}\n```"
 
 
 @pytest.fixture
@@ -36,16 +31,11 @@ def attempt_env(tmp_path: Path, spec, monkeypatch: pytest.MonkeyPatch):
     return Store(tmp_path / "store"), task, pin
 
 
-def run(attempt_env, sandboxes, spec, script: list[str]) -> dict:
+def run(attempt_env, sandboxes, spec, script: list[str]) -> AttemptRun:
     store, task, pin = attempt_env
     agent = load_agent("reference-strong", REPO / "agents")
     return run_attempt(store=store, sandboxes=sandboxes, model=ScriptedModel(script), agent=agent,
                        task=task, pin=pin, limits=spec.limits, key="ab" * 32, seed=1)
-
-
-def observations(store: Store, rec: dict) -> list[str]:
-    steps = json.loads(store.get_blob(rec["trajectory"]))["steps"]
-    return [store.get_blob(s["observation"]).decode() for s in steps]
 
 
 def test_hidden_tests_gold_and_key_are_absent(attempt_env, sandboxes, spec, caplog) -> None:
@@ -59,7 +49,8 @@ def test_hidden_tests_gold_and_key_are_absent(attempt_env, sandboxes, spec, capl
     obs = observations(attempt_env[0], rec)
     assert "<output>\ntest_visible.py\n1\n" in obs[0]
     assert SECRET not in "".join(obs) and SECRET not in caplog.text
-    assert rec["exit_reason"] == "submitted" and rec["steps"] == 3
+    assert rec.exit_reason == "submitted" and rec.steps == 3
+    assert rec.backend["name"] == "docker" and rec.backend["version"]
 
 
 def test_patch_is_the_diff_against_base_without_caches(attempt_env, sandboxes, spec) -> None:
@@ -67,12 +58,12 @@ def test_patch_is_the_diff_against_base_without_caches(attempt_env, sandboxes, s
         bash("sed -i 's/a - b/a + b/' calc/ops.py && python3 -m pytest -q tests >/dev/null"),
         bash("echo EVAL_SUBMIT"),
     ])
-    patch = attempt_env[0].get_blob(rec["patch"]).decode()
+    patch = attempt_env[0].get_blob(rec.patch).decode()
     assert "+    return a + b" in patch and "__pycache__" not in patch
-    conversation = json.loads(attempt_env[0].get_blob(rec["conversation"]))
+    conversation = json.loads(attempt_env[0].get_blob(rec.conversation))
     assert [m["role"] for m in thread_messages(conversation)] == [
-        "system", "user", "assistant", "user", "assistant"] and rec["messages"] == 5
-    assert rec["patch_source"] == "tree"
+        "system", "user", "assistant", "user", "assistant"] and rec.messages == 5
+    assert rec.patch_source == "tree"
 
 
 def test_a_submitted_patch_is_what_is_graded_not_the_tree(attempt_env, sandboxes, spec,
@@ -90,17 +81,17 @@ def test_a_submitted_patch_is_what_is_graded_not_the_tree(attempt_env, sandboxes
     rec = run_attempt(store=store, sandboxes=sandboxes,
                       model=ScriptedModel(script), agent=load_agent("mini-swe-agent", adir.parent),
                       task=task, pin=pin, limits=spec.limits, key="cd" * 32, seed=1)
-    patch = store.get_blob(rec["patch"]).decode()
-    assert rec["patch_source"] == "submission" and rec["exit_reason"] == "submitted"
+    patch = store.get_blob(rec.patch).decode()
+    assert rec.patch_source == "submission" and rec.exit_reason == "submitted"
     assert patch.startswith("diff --git a/calc/ops.py") and "+    return a + b" in patch
     assert "tests/test_visible.py" not in patch  # in the tree, but not in what it submitted
 
 
 def test_step_limit_is_a_named_exit(attempt_env, sandboxes, spec) -> None:
     rec = run(attempt_env, sandboxes, spec, [bash("ls")] * 40)
-    assert rec["exit_reason"] == "step_limit" and rec["steps"] == 12
+    assert rec.exit_reason == "step_limit" and rec.steps == 12
 
 
 def test_format_errors_end_the_attempt(attempt_env, sandboxes, spec) -> None:
     rec = run(attempt_env, sandboxes, spec, ["no command here"] * 5)
-    assert rec["exit_reason"] == "format_errors"
+    assert rec.exit_reason == "format_errors"

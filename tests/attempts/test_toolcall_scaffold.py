@@ -7,15 +7,18 @@ import shutil
 from evaluator.attempts import drive_agent
 from evaluator.model import OpenAIClient
 from evaluator.simulated import SUBMIT, trajectory_kind
-from tests.attempts.test_limits import FakeSandbox, agent
-from tests.simulated.conftest import PROBLEM, endpoint, tasks_root  # noqa: F401
+from tests.attempts.support import FakeSandbox, agent
+from tests.helpers import unavailable
+from tests.simulated.support import PROBLEM
 
 SOLVING_SEED = next(s for s in range(100) if trajectory_kind("sim-strong", s, "calc-add", 0.7)
                     == "solve")
 
 
-def test_a_tool_calling_scaffold_plays_through_to_its_submission(tmp_path, endpoint) -> None:  # noqa: F811
-    isolation = "namespace" if shutil.which("bwrap") else "process"
+def test_a_tool_calling_scaffold_plays_through_to_its_submission(tmp_path, endpoint) -> None:
+    if shutil.which("bwrap") is None:
+        unavailable("bubblewrap is not installed (apt-get install bubblewrap)")
+    isolation = "namespace"
     scaffold = agent(tmp_path, "tests.attempts.toolcall_agent:run", price="free",
                      isolation=isolation)
     sandbox, steps = FakeSandbox(), []

@@ -13,8 +13,7 @@ from evaluator.attempts import drive_agent
 from evaluator.model import ScriptedModel
 from evaluator.simulated import SUBMIT
 from evaluator.store import Store
-from tests.attempts.test_conversation import call
-from tests.attempts.test_limits import FakeSandbox, agent
+from tests.attempts.support import FakeSandbox, agent, call
 
 PATCH = "diff --git a/calc.py b/calc.py\n"
 

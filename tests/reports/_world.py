@@ -9,6 +9,7 @@ from typing import Any
 import yaml
 
 from evaluator.attempts import load_eval, plan_eval
+from evaluator.errors import InfraError
 from evaluator.gold import plan_gold
 from evaluator.hashing import hash_file
 from evaluator.lock import Lock, TaskPin, hidden_tests_hash, task_files
@@ -97,7 +98,7 @@ class World:
         pa = self.plan().find(f"{agent}/{task}/{sample}")
         if status in ("error", "quarantined"):
             for _ in range(1 if status == "error" else 3):
-                self.store.put_error("attempt", pa.key, {"cause": "InfraError", "message": "x"})
+                self.store.put_error("attempt", pa.key, InfraError("x"))
             return
         if status == "pending":
             return
@@ -131,3 +132,7 @@ class World:
         for task, letters in table.items():
             for sample, letter in enumerate(letters):
                 self.outcome(agent, task, sample, names[letter])
+
+
+UNKNOWN = {"model_usd": None, "model_price": "unpriced", "sandbox_usd": 0.001,
+           "total_usd": 0.001, "sandbox_s": 1.0}

@@ -57,3 +57,48 @@ def test_sequential_decision_is_named_in_the_report(tmp_path: Path) -> None:
     assert (c["test"], c["fixed_test"], c["verdict"]) == ("mixture_sprt", "mcnemar_exact",
                                                           "within noise")
     assert "decided by mixture_sprt (always valid)" in console_text(seq)
+
+
+def _method_sentences(files: dict[str, Path]) -> list[str]:
+    out = []
+    for name in ("report.md", "index.html"):
+        text = " ".join(files[name].read_text().split())
+        start = text.index("Each verdict has one deciding test")
+        out.append(text[start:text.index("See ", start)])
+    return out
+
+
+def test_the_prose_names_the_test_that_decided_with_several_samples(tmp_path: Path) -> None:
+    w = World(tmp_path, TASKS[:10], samples=2)
+    w.outcomes("base", dict.fromkeys(TASKS[:10], "FF"))
+    w.outcomes("cand", dict.fromkeys(TASKS[:10], "FF") | dict.fromkeys(TASKS[:7], "RR"))
+    s, files = render_report("mini", out_root=tmp_path / "out", **w.kwargs)
+    (c,) = s["comparisons"]
+    assert (c["test"], c["verdict"]) == ("sign_flip_permutation", "better")
+    for sentence in _method_sentences(files):
+        assert "the paired sign-flip test on per-task differences decides" in sentence
+        assert "McNemar" not in sentence and "bootstrap decides" not in sentence
+    assert "decided by sign_flip_permutation" in files["report.md"].read_text()
+
+
+def test_the_prose_names_mcnemar_alone_with_one_sample(tmp_path: Path) -> None:
+    w = World(tmp_path, TASKS)
+    w.outcomes("base", HALF)
+    w.outcomes("cand", _flip(TASKS[10:16], ()))
+    _, files = render_report("mini", out_root=tmp_path / "out", **w.kwargs)
+    for sentence in _method_sentences(files):
+        assert "the exact McNemar test decides" in sentence and "sign-flip" not in sentence
+
+
+def test_five_tasks_within_noise_need_the_tasks_the_exact_test_needs(tmp_path: Path) -> None:
+    # Exact p = 0.0625 on 5 tasks: no exact test at 0.05 rejects below 6 tasks.
+    w = World(tmp_path, TASKS[:5], samples=2)
+    w.outcomes("base", dict.fromkeys(TASKS[:5], "FF"))
+    w.outcomes("cand", dict.fromkeys(TASKS[:5], "RR"))
+    s = report_summary("mini", **w.kwargs)
+    (c,) = s["comparisons"]
+    assert (c["verdict"], c["p_value"], c["tasks_needed"]) == ("within noise", 0.0625, 6)
+    assert ("an effect this size needs about 6 tasks for 80% power with the paired sign-flip "
+            "test at alpha 0.05") in console_text(s)
+    seq = console_text(report_summary("mini", decision="sequential", **w.kwargs))
+    assert "needs at least 6 tasks for 80% power: the paired sign-flip test alone" in seq

@@ -16,7 +16,7 @@ HALF = dict.fromkeys(TASKS[:8], "R")
 
 
 def run(w: World, *args: str) -> int:
-    return main(["gate", "--task-set", "mini", "--store", str(w.store.root), "--tasks",
+    return main(["gate", "--set", "mini", "--store", str(w.store.root), "--tasks",
                  str(w.tasks_root), "--lock-dir", str(w.lock_dir), "--evals", str(w.evals_root),
                  "--agents", str(w.agents_root), *args])
 

@@ -43,7 +43,8 @@ def test_scores_valid_tasks_only_and_lists_the_rest(tmp_path: Path) -> None:
     s = report_summary("mini", **w.kwargs)
     assert s["leaderboard"][0]["planned"] == 2 and s["valid_tasks"] == 2
     assert s["excluded_tasks"] == [{"task_id": "t3", "verdict": "flaky",
-                                    "why": "flaky in the test world", "fixture": None}]
+                                    "why": "flaky in the test world", "fixture": None,
+                                    "exploitable": []}]
 
 
 def test_leaderboard_frame_has_the_same_rows(tmp_path: Path) -> None:

@@ -6,10 +6,7 @@ from pathlib import Path
 
 from evaluator.reports import leaderboard_rows
 from evaluator.reports._text import format_leaderboard
-from tests.reports._world import World
-
-UNKNOWN = {"model_usd": None, "model_price": "unpriced", "sandbox_usd": 0.001,
-           "total_usd": 0.001, "sandbox_s": 1.0}
+from tests.reports._world import UNKNOWN, World
 
 
 def test_an_unpriced_agent_shows_unpriced_cost_and_a_priced_one_dollars(tmp_path: Path) -> None:

@@ -1,5 +1,6 @@
 """Calibration of the paired comparison at the sizes users have: 10, 20, 50 and 200 tasks, one
-sample per task (exact McNemar decides) and three (the task-clustered bootstrap decides).
+sample per task (exact McNemar decides) and three (the sign-flip test decides, the task-clustered
+bootstrap gives the interval).
 
 1,000 experiments per case (3,000 with one sample, where they are cheap and the exact test's
 discreteness makes coverage lumpy): a 95% coverage rate then has a standard error of at most

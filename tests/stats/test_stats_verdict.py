@@ -41,15 +41,6 @@ def test_tasks_needed_formula() -> None:
     assert tasks_needed(0.2, 0.0) == 2  # no noise: two tasks already show the spread is nil
 
 
-def test_paired_result_reports_tasks_needed_from_observed_spread() -> None:
-    a = {f"t{i}": [i % 2, 0, 1] for i in range(50)}
-    b = {f"t{i}": [1, i % 3 == 0, 1] for i in range(50)}
-    r = paired_comparison(a, b, seed_material="v")
-    diffs = [(sum(b[t]) - sum(a[t])) / 3 for t in a]
-    sd = (sum((d - r.delta) ** 2 for d in diffs) / 49) ** 0.5
-    assert r.tasks_needed == tasks_needed(r.delta, sd)
-
-
 def test_to_dict_is_json_able_and_rounded() -> None:
     d = paired_comparison(WEAK, STRONG, seed_material="v").to_dict()
     assert json.loads(json.dumps(d)) == d

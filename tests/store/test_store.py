@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from evaluator.errors import BadInputError
+from evaluator.errors import BadInputError, InfraError
 from evaluator.store import Store
 
 KEY = "ab" * 32
@@ -50,9 +50,12 @@ def test_reindex_rebuilds_from_records(store: Store) -> None:
 
 
 def test_errors_are_kept_beside_not_in_place_of_records(store: Store) -> None:
-    store.put_error("attempt", KEY, {"cause": "InfraError"})
-    store.put_error("attempt", KEY, {"cause": "InfraError"})
+    store.put_error("attempt", KEY, InfraError("engine gone"), task_id="t", subject="a")
+    store.put_error("attempt", KEY, InfraError("engine gone"))
     assert store.error_count("attempt", KEY) == 2 and not store.has("attempt", KEY)
+    note = store.errors("attempt", KEY)[0]
+    assert (note["cause"], note["message"], note["task_id"], note["subject"]) == (
+        "InfraError", "engine gone", "t", "a")
 
 
 def _race(root: str, n: int, out: "multiprocessing.Queue[bool]") -> None:

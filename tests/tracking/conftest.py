@@ -7,7 +7,6 @@ import contextlib
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -17,15 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.helpers import unavailable
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
+from tests.helpers import free_port, unavailable
 
 
 @pytest.fixture(scope="session")
@@ -34,7 +25,7 @@ def mlflow_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     if not mlflow.exists() and shutil.which("mlflow") is None:
         unavailable("no mlflow command: install requirements-dev.lock")
     root = tmp_path_factory.mktemp("mlflow")
-    port = _free_port()
+    port = free_port()
     log = (root / "server.log").open("w")
     proc = subprocess.Popen(
         [str(mlflow if mlflow.exists() else "mlflow"), "server",

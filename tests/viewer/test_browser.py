@@ -13,7 +13,7 @@ import pytest
 
 from evaluator.api import Settings
 from evaluator.reports import render_site
-from tests.api.conftest import ThreadServer
+from tests.api.support import ThreadServer
 from tests.viewer._world import ViewerWorld
 
 

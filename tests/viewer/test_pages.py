@@ -150,9 +150,23 @@ def test_the_report_command_writes_the_site_too(world: ViewerWorld, tmp_path: Pa
                                                 capsys: pytest.CaptureFixture[str]) -> None:
     from evaluator.__main__ import main
 
-    assert main(["report", "--task-set", "mini", "--out", str(tmp_path / "out"),
+    assert main(["report", "--set", "mini", "--reports", str(tmp_path / "out"),
                  "--store", str(world.store.root), "--tasks", str(world.tasks_root),
                  "--lock-dir", str(world.lock_dir), "--evals", str(world.evals_root),
                  "--agents", str(world.agents_root)]) == 0
     index = tmp_path / "out" / "mini" / "site" / "index.html"
     assert f"site: {index}" in capsys.readouterr().out and index.is_file()
+
+
+def test_task_page_says_what_the_image_leaks(tmp_path: Path) -> None:
+    import dataclasses
+
+    w = ViewerWorld(tmp_path / "w", ("t1", "t2"), agents=("base",))
+    history = {"leaks": True, "later_commits": 4, "later_objects": 9,
+               "findings": {"ref": ["refs/heads/fix 1234"]}, "gold": []}
+    pins = {**w.lock.tasks, "t1": dataclasses.replace(w.lock.pin("t1"), history=history)}
+    (w.lock_dir / "mini.lock").write_bytes(dataclasses.replace(w.lock, tasks=pins).to_json())
+    site = render_site("mini", out_root=tmp_path / "out", **w.kwargs).parent
+    leaky = (site / "tasks" / "t1.html").read_text()
+    assert "4 commit(s) beyond the base&#39;s history; refs refs/heads/fix" in leaky
+    assert "saw only its seal" in leaky and 'id="leaks"' not in (site / "tasks" / "t2.html").read_text()

@@ -1,0 +1,47 @@
+"""Typed records: one model per record kind, built in one place and read back through it.
+
+Records are create-once and outlive the code that wrote them, so reading one must keep working
+as its kind grows: a field an older writer did not know takes its default, a field this code
+does not know is kept as it is (and written back the same), and what is declared is checked.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, TypeVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from evaluator.errors import BadInputError
+
+R = TypeVar("R", bound="Record")
+
+# What `Store.put` adds to every record as it lands: never part of what a writer builds.
+_LANDED = frozenset({"kind", "key", "created"})
+
+
+class Record(BaseModel):
+    """A stored record of kind `KIND`; `key` and `created` are filled in by the store."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    KIND: ClassVar[str]
+
+    key: str = ""
+    created: float = 0.0
+
+    def body(self) -> dict[str, Any]:
+        """The JSON object `Store.put` stores (it adds kind, key and created itself)."""
+        return self.model_dump(mode="json", exclude=set(_LANDED))
+
+    @classmethod
+    def parse(cls: type[R], data: dict[str, Any], where: str = "") -> R:
+        """The record read back from its JSON object; BadInputError naming the field otherwise."""
+        try:
+            return cls.model_validate(data)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            field = ".".join(str(p) for p in first["loc"]) or "(the record)"
+            raise BadInputError(
+                f"{cls.KIND} record {data.get('key') or where}: field {field!r}: {first['msg']}; "
+                "the record is not one this harness wrote (remove it, or restore it from the "
+                "remote, and run again)") from None
