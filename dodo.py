@@ -46,4 +46,4 @@ def task_plan():
 
 def task_report():
     """Render the leaderboard and paired comparisons (md, html, png, json) under reports/out/."""
-    yield from reports.report_tasks(SETS)
+    yield from reports.report_tasks(SETS, asked=pipeline.asked("report"))

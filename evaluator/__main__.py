@@ -1,71 +1,82 @@
-"""Command line of the harness: `python -m evaluator <command> ...` (`--help` lists them).
+"""Command line of the harness: `evaluator <command> ...` (or `python -m evaluator`; `--help`
+lists the commands).
 
-    python -m evaluator gate --task-set demo --candidate X [--baseline Y]   # CI gate, exit 0/1/2
-    python -m evaluator report --task-set demo                              # render the report
-    python -m evaluator serve [--host 127.0.0.1] [--port 8080] [--token T]  # the HTTP API
-    python -m evaluator quarantine list|release --set demo [--agent A] ...  # quarantined attempts
-    python -m evaluator export traj --set demo --agent A --task T --out F   # an attempt, exported
-    python -m evaluator remote push [--all]                                 # upload pending records
+    evaluator gate --set demo --candidate X [--baseline Y]    # CI gate, exit 0/1/2
+    evaluator report --set demo                               # render the report
+    evaluator serve [--host 127.0.0.1] [--port 8080]          # the HTTP API
+    evaluator quarantine list|release --set demo [--agent A]  # quarantined attempts
+    evaluator export traj --set demo --agent A --task T       # an attempt, exported
+    evaluator remote push [--all]                             # upload pending records
+    evaluator images pull|load|list                           # sandbox images (daemonless)
+    evaluator config                                          # the settings in force
 
 A new command is one more function in `_REGISTRARS`: it adds its subparser and sets `run` to a
-function of the parsed arguments that returns the exit code.
+function of the parsed arguments that returns the exit code. Commands name a task set with
+`--set` and take the path settings as the same options (`evaluator.settings.add_set_option`,
+`add_path_options`); `main` puts the given paths in force for the whole command.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from evaluator import api, export, pipeline, reports, sandbox, store, swebench
+from evaluator.settings import SettingError, check_set_given, given_paths, settings
+from evaluator.settings import add_commands as add_settings_commands
 
-def _reports(sub: Any) -> None:
-    from evaluator.reports import add_commands
+# Each package registers its own commands (`add_commands(sub)` adds subparsers and sets `run`).
+_REGISTRARS: tuple[Callable[[Any], None], ...] = (
+    reports.add_commands, api.add_commands,
+    pipeline.add_commands,  # `quarantine`, `predictions grade`
+    export.add_commands,  # its formats are registered in evaluator/export/_group.py
+    swebench.add_commands,  # `import swebench`
+    store.add_commands,  # `remote push`
+    sandbox.add_commands,  # `images pull|load|list`
+    add_settings_commands,  # `config`
+)
 
-    add_commands(sub)
-
-
-def _api(sub: Any) -> None:
-    from evaluator.api import add_commands
-
-    add_commands(sub)
-
-
-def _quarantine(sub: Any) -> None:
-    from evaluator.pipeline._quarantine import add_commands
-
-    add_commands(sub)
-
-
-def _export(sub: Any) -> None:
-    from evaluator.export import add_commands  # formats are added in evaluator/export/_group.py
-
-    add_commands(sub)
+_EPILOG = """The pipeline's targets run under doit: `doit lock:<set>`, `doit gold:<set>`,
+`doit plan:<set>`, `doit eval:<set>`, `doit report:<set>` (README.md). Settings: `config`
+prints them, docs/settings.md lists them."""
 
 
-def _swebench(sub: Any) -> None:
-    from evaluator.swebench import add_commands  # `import swebench`, `predictions grade`
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    """Each command's help on one line beside its name (argparse measures only `<command>`)."""
 
-    add_commands(sub)
-
-
-def _remote(sub: Any) -> None:
-    from evaluator.store import add_commands  # `remote push`
-
-    add_commands(sub)
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, max_help_position=20, width=100)
+        self._action_max_length = 18
 
 
-_REGISTRARS: tuple[Callable[[Any], None], ...] = (_reports, _api, _quarantine, _export, _swebench,
-                                                  _remote)
+def _prog() -> str:
+    name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    return "python -m evaluator" if name in ("", "-c", "__main__.py") else name
+
+
+def parser() -> argparse.ArgumentParser:
+    """The whole command line, every command registered."""
+    p = argparse.ArgumentParser(prog=_prog(), formatter_class=_Formatter, epilog=_EPILOG,
+                                description="hermetic coding-agent evaluation harness")
+    sub = p.add_subparsers(dest="command", required=True, metavar="<command>",
+                           title="commands")
+    for register in _REGISTRARS:
+        register(sub)
+    return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m evaluator",
-                                     description="hermetic coding-agent evaluation harness")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="command")
-    for register in _REGISTRARS:
-        register(sub)
-    args = parser.parse_args(argv)
-    code: int = args.run(args)
+    args = parser().parse_args(argv)
+    check_set_given(args)
+    try:
+        with settings.given(**given_paths(args)):
+            code: int = args.run(args)
+    except SettingError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     return code
 
 

@@ -16,8 +16,17 @@ _ROOT = _PACKAGE.parent
 
 # Which parts of the harness each kind of target depends on.
 _COMPONENTS: dict[str, tuple[str, ...]] = {
-    "grader": ("grading", "sandbox", "hashing.py", "version.py"),
-    "attempt": ("agents", "model", "sandbox", "attempts", "policy", "hashing.py", "version.py"),
+    # The seal decides what the repository shows agents and graded patches alike.
+    "grader": ("grading", "sandbox", "images/_seal.py", "images/_seal_script.py", "hashing.py",
+               "version.py"),
+    "attempt": ("agents", "model", "sandbox", "images/_seal.py", "images/_seal_script.py",
+                "attempts", "hashing.py", "version.py"),
+    # What decides a result from its grade: the policy's checks and the one rule. In the result
+    # key only: a change decides again from the stored grades, it never re-runs an agent.
+    "result": ("result", "policy", "hashing.py", "version.py"),
+    # The gold gate's bundled exploits: the patches they build for a task.
+    "exploits": ("gold/_exploits.py", "gold/_payloads.py", "gold/_target.py", "hashing.py",
+                 "version.py"),
     # The simulated model's behaviour: in the key of simulated agents' attempts only.
     "simulated": ("simulated", "hashing.py", "version.py"),
 }

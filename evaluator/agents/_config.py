@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from evaluator.agents._closure import Closure, code_closure, defines
+from evaluator.agents._closure import Closure, code_closure, defines, missing
 from evaluator.agents._environment import environment_identity
 from evaluator.datafiles import StrictModel, load_model
 from evaluator.errors import BadInputError
@@ -73,9 +73,12 @@ class AgentSpec(StrictModel):
     settings: dict[str, Any] = Field(
         {}, description="the scaffold's own settings, passed to it as `ctx.settings` as they are "
         "written (part of the identity)")
-    isolation: Literal["namespace", "process"] = Field(
-        "namespace", description="namespace: own process under bubblewrap, seeing only its own "
-        "code; process: own process, clean environment, but the machine's files readable")
+    isolation: Literal["namespace", "process"] | None = Field(
+        None, description="the least isolation this agent asks for (namespace: own process "
+        "under bubblewrap, seeing only its own code; process: own process, no credential, but "
+        "the machine's files readable); the eval config sets the least allowed and this may "
+        "only ask for more. Not part of the identity: the isolation an attempt ran under is in "
+        "its key")
 
 
 @dataclass(frozen=True)
@@ -92,10 +95,6 @@ class Agent:
     code: Closure
     files: dict[str, str] = field(default_factory=dict)
     environment: dict[str, Any] = field(default_factory=dict)
-
-    @functools.cached_property
-    def code_hash(self) -> str:
-        return hash_json(self.code.modules)
 
     @property
     def name(self) -> str:
@@ -115,6 +114,9 @@ class Agent:
         is not part of it."""
         config = self.spec.model_dump()
         config["model"].pop("endpoint")
+        # The isolation it runs under is the stronger of this ask and the operator's floor, and
+        # that is in the attempt key; the ask alone changes nothing an attempt does.
+        config.pop("isolation")
         config["model"]["simulated"] = self.simulated
         return hash_json({"config": config, "prompts": self.prompts, "code": self.code.modules,
                           "files": self.files, "environment": self.environment})[:32]
@@ -176,6 +178,11 @@ def load_agent(name: str, root: str | Path = "agents",
     # The agent's folder comes first: a scaffold's glue module may live beside its config.
     search = [str(adir.resolve()), *(sys.path if search_path is None else search_path)]
     module = _entry_module(spec, file, search)
-    return Agent(spec=spec, dir=adir, prompts=prompts,
-                 code=code_closure([module, *spec.extra_modules], search),
-                 files=_folder_files(adir), environment=environment_identity(search[1:]))
+    for i, extra in enumerate(spec.extra_modules):
+        problem = missing(extra, search)
+        if problem:
+            raise BadInputError(f"{file}: field 'extra_modules.{i}': {problem}; put its package "
+                                "on PYTHONPATH or in the agent's folder, or fix the name")
+    code = code_closure([module, *spec.extra_modules], search)
+    return Agent(spec=spec, dir=adir, prompts=prompts, code=code, files=_folder_files(adir),
+                 environment=environment_identity(code.external, search[1:]))

@@ -1,9 +1,10 @@
-"""The Python environment code runs in: the interpreter and every installed distribution.
+"""The Python environment code runs in: the interpreter and the installed distributions.
 
-An agent's identity holds the name and version of each distribution it could import, so swapping
-a library version makes its attempts stale. The harness's own environment must be exactly what
-`requirements.lock` pins: installing a scaffold beside it can silently up- or downgrade a harness
-dependency, and then a key no longer says what ran.
+An agent's identity holds the interpreter's version and the name and version of each
+distribution its code can import (its closure, see `_distributions`), so swapping one of those
+makes its attempts stale and installing an unrelated one does not. The harness's own environment
+must be exactly what `requirements.lock` pins: installing a scaffold beside it can silently up-
+or downgrade a harness dependency, and then a key no longer says what ran.
 """
 
 from __future__ import annotations
@@ -13,13 +14,12 @@ import importlib.metadata
 import os
 import platform
 import re
-import site
 import sys
-import sysconfig
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from evaluator.agents._distributions import closure, normalize, site_folders
 from evaluator.errors import BadInputError
 
 _ROOT = Path(__file__).resolve().parents[2]
@@ -33,11 +33,6 @@ class EnvironmentDriftError(BadInputError):
     def __init__(self, message: str, problems: list[str]) -> None:
         self.problems = problems
         super().__init__(message)
-
-
-def normalize(name: str) -> str:
-    """A distribution name as PEP 503 compares them (`Python_Dateutil` is `python-dateutil`)."""
-    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 @functools.lru_cache(maxsize=16)
@@ -59,17 +54,11 @@ def installed_distributions(search_path: Sequence[str] | None = None) -> dict[st
     return dict(_installed(tuple((p, _mtime(p)) for p in path)))
 
 
-@functools.cache
-def _site_folders() -> tuple[Path, ...]:
-    return tuple(Path(p) for p in {*site.getsitepackages(), site.getusersitepackages(),
-                                   *(sysconfig.get_paths()[k] for k in ("purelib", "platlib"))})
-
-
 def _own_folders(path: Sequence[str]) -> list[str]:
     """`path` without folders inside a site-packages folder: a library puts those on sys.path
     when it is imported (`import ray` adds ray/thirdparty_files), so they differ from process to
     process; what they hold is that library's own and its version already covers it."""
-    sites = _site_folders()
+    sites = tuple(Path(p) for p in site_folders())
     kept = []
     for entry in path:
         here = Path(entry or os.curdir).absolute()
@@ -85,10 +74,14 @@ def _mtime(path: str) -> int:
         return 0
 
 
-def environment_identity(search_path: Sequence[str] | None = None) -> dict[str, Any]:
-    """What an agent's identity holds of its environment: interpreter and distributions."""
+def environment_identity(external: Mapping[str, Path] | None = None,
+                         search_path: Sequence[str] | None = None) -> dict[str, Any]:
+    """What an agent's identity holds of its environment: the interpreter, and the closure of
+    the distributions that the installed modules in `external` (what its own code imports)
+    belong to, with the code every start of the interpreter runs."""
+    path = _own_folders(sys.path if search_path is None else search_path)
     return {"python": f"{platform.python_implementation()} {platform.python_version()}",
-            "distributions": sorted(installed_distributions(search_path).items())}
+            **closure(external or {}, path)}
 
 
 def locked_pins(lock_file: str | Path = LOCK_FILE) -> dict[str, str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hmac
 import sqlite3
+import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Annotated, Any
@@ -15,6 +16,7 @@ from fastapi.responses import JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from evaluator.api._bodylimit import BodyLimit
 from evaluator.api._db import RunDB
 from evaluator.api._errors import (
     AgentVersionError,
@@ -38,6 +40,7 @@ from evaluator.api._supervisor import Supervisor
 from evaluator.api._ui import router as _ui_router
 from evaluator.api._views import run_view
 from evaluator.errors import BadInputError, InfraError, StaleLockError
+from evaluator.reports import compare, leaderboard_rows
 from evaluator.store import Store
 
 _bearer = HTTPBearer(auto_error=False, description=f"the server's token ({TOKEN_ENV} or --token)")
@@ -92,6 +95,7 @@ async def _auth_first(request: Request, call_next: Any) -> Response:
     return response
 
 
+_PLANNING = threading.Lock()
 _router = APIRouter(prefix="/v1", dependencies=[Depends(_require_token)], responses=_ERRORS)
 
 
@@ -103,14 +107,19 @@ def post_run(body: RunRequest, request: Request, response: Response) -> RunAccep
     """Schedule `doit eval:<set>` for one agent; an identical queued or running run is reused,
     and a run whose attempts are all in the store succeeds at once without running anything."""
     s = _settings(request)
-    check_task_set(s, body.task_set)
-    agent = resolve_agent(s, AgentRef.parse(body.agent_version))
-    samples = body.samples or default_samples(s, body.task_set)
-    plan = run_plan(s, body.task_set, agent.name, samples)
-    snapshot = progress(Store(s.store), plan)
+    # One plan at a time: planning is CPU-bound under the GIL, so parallel plans only interleave,
+    # and sixteen cold ones at once each walk every installed distribution; in turn, all but the
+    # first find the walks cached (keyed by content and folder stamps, so never stale).
+    with _PLANNING:
+        check_task_set(s, body.task_set)
+        agent = resolve_agent(s, AgentRef.parse(body.agent_version))
+        samples = body.samples or default_samples(s, body.task_set)
+        plan = run_plan(s, body.task_set, agent.name, samples, body.isolation)
+        snapshot = progress(Store(s.store), plan)
     complete = snapshot["counts"]["done"] == snapshot["counts"]["planned"]
     run, created = _db(request).schedule(task_set=body.task_set, agent=agent.name,
                                          identity=agent.identity, samples=samples,
+                                         isolation=body.isolation,
                                          done=snapshot if complete else None)
     if created and run.status == "queued":
         request.app.state.supervisor.wake()
@@ -141,8 +150,6 @@ _NOT_READY: dict[int | str, dict[str, Any]] = {409: {
 @_router.get("/leaderboard", response_model=Leaderboard, responses=_NOT_READY)
 def get_leaderboard(task_set: _TaskSet, request: Request) -> Leaderboard:
     """The report's leaderboard rows: valid tasks only, infra errors counted apart."""
-    from evaluator.reports import leaderboard_rows
-
     s = _settings(request)
     check_task_set(s, task_set)
     return Leaderboard(task_set=task_set, rows=leaderboard_rows(task_set, **_sources(s)))
@@ -152,8 +159,6 @@ def get_leaderboard(task_set: _TaskSet, request: Request) -> Leaderboard:
 def get_compare(task_set: _TaskSet, a: _AgentQ, b: _AgentQ, request: Request) -> dict[str, Any]:
     """B against A on the valid tasks both have results for (`delta` = B - A), or the guard's
     refusal: `{"refused": true, "reasons": [...]}`."""
-    from evaluator.reports import compare
-
     s = _settings(request)
     check_task_set(s, task_set)
     ra, rb = AgentRef.parse(a), AgentRef.parse(b)
@@ -223,6 +228,9 @@ def create_app(settings: Settings | None = None, *, supervise: bool = True) -> F
     app.state.supervisor = Supervisor(resolved, db)
     app.include_router(_router)
     app.include_router(_ui_router)  # the viewer's pages under /ui/<set>/
+    # Inside the token check (added later, so outside), which reads no body either: a body
+    # over the limit is refused before anything reads it.
+    app.add_middleware(BodyLimit, limit=resolved.max_body)
     app.middleware("http")(_auth_first)
     for kind in (*(k for k, _ in _STATUS), sqlite3.OperationalError):
         app.add_exception_handler(kind, _on_eval_error)

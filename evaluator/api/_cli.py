@@ -9,13 +9,13 @@ Paths come from the same EVAL_* variables as doit; the token from --token or EVA
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from dataclasses import replace
 from typing import Any
 
 from evaluator.api._errors import UnsafeBindError
 from evaluator.api._settings import TOKEN_ENV, Settings, check_bind
+from evaluator.settings import add_path_options
 
 
 def add_commands(sub: Any) -> None:
@@ -27,6 +27,7 @@ def add_commands(sub: Any) -> None:
     p.add_argument("--token", help=f"bearer token clients must send (default: ${TOKEN_ENV})")
     p.add_argument("--max-runs", type=int, default=2, help="runs executing at once (default 2)")
     p.add_argument("--jobs", type=int, default=2, help="doit -n of each run (default 2)")
+    add_path_options(p)
     p.set_defaults(run=_run_serve)
 
 
@@ -35,16 +36,21 @@ def _run_serve(args: argparse.Namespace) -> int:
         print("serve: --max-runs and --jobs must be at least 1", file=sys.stderr)
         return 2
     settings = Settings.from_env()
-    token = args.token or os.environ.get(TOKEN_ENV) or None
-    settings = replace(settings, token=token, max_runs=args.max_runs, jobs=args.jobs)
+    settings = replace(settings, token=args.token or settings.token, max_runs=args.max_runs,
+                       jobs=args.jobs)
     try:
         check_bind(args.host, settings.token)
     except UnsafeBindError as exc:
         print(f"serve: {exc}", file=sys.stderr)
         return 2
+    # The server's stack (uvicorn, FastAPI, the attempts) loads only when `serve` runs: every
+    # command's parser imports this module.
     import uvicorn
 
     from evaluator.api._app import create_app
+    from evaluator.attempts import protect_harness
+
+    protect_harness()  # its environ holds the model's key (and the API token)
 
     uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level="info")
     return 0

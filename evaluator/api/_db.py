@@ -29,6 +29,7 @@ CREATE TABLE IF NOT EXISTS runs (
     agent TEXT NOT NULL,
     identity TEXT NOT NULL,
     samples INTEGER NOT NULL,
+    isolation TEXT,
     status TEXT NOT NULL CHECK (status IN ('queued', 'running', 'succeeded', 'failed')),
     cause TEXT,
     note TEXT,
@@ -51,11 +52,12 @@ CREATE INDEX IF NOT EXISTS runs_by_status ON runs (status, created_at);
 @dataclass(frozen=True)
 class Run:
     id: str
-    request: str  # what makes two posts the same run: set, agent, identity, samples
+    request: str  # what makes two posts the same run: set, agent, identity, samples, isolation
     task_set: str
     agent: str
     identity: str
     samples: int
+    isolation: str | None  # the run's least isolation, None: the eval config's
     status: Status
     cause: str | None
     note: str | None
@@ -77,8 +79,10 @@ class Run:
 _COLUMNS = tuple(f.name for f in fields(Run))
 
 
-def request_key(task_set: str, agent: str, identity: str, samples: int) -> str:
-    return json.dumps([task_set, agent, identity, samples])
+def request_key(task_set: str, agent: str, identity: str, samples: int,
+                isolation: str | None = None) -> str:
+    # Runs scheduled before `isolation` existed keep their key (and stay one run per request).
+    return json.dumps([task_set, agent, identity, samples, *([isolation] if isolation else [])])
 
 
 class RunDB:
@@ -88,6 +92,9 @@ class RunDB:
         with closing(self._connect()) as db:
             db.execute("PRAGMA journal_mode=WAL")
             db.executescript(_SCHEMA)
+            # A store made before runs had an isolation: add the column (NULL: the config's).
+            if "isolation" not in {r[1] for r in db.execute("PRAGMA table_info(runs)")}:
+                db.execute("ALTER TABLE runs ADD COLUMN isolation TEXT")
 
     def _connect(self) -> sqlite3.Connection:
         # A connection per call: the API answers from a thread pool and sqlite3 connections
@@ -123,10 +130,11 @@ class RunDB:
 
     # writes -----------------------------------------------------------------------------------
     def schedule(self, *, task_set: str, agent: str, identity: str, samples: int,
+                 isolation: str | None = None,
                  done: dict[str, Any] | None = None) -> tuple[Run, bool]:
         """(run, created): the active run of this request, else a new one. `done` (a counts
         snapshot) creates it succeeded at once: everything it would run is in the store."""
-        request = request_key(task_set, agent, identity, samples)
+        request = request_key(task_set, agent, identity, samples, isolation)
         with self._tx() as db:
             row = db.execute("SELECT * FROM runs WHERE request = ? AND status IN ('queued', "
                              "'running')", (request,)).fetchone()
@@ -136,7 +144,8 @@ class RunDB:
             run_id = uuid.uuid4().hex
             values: dict[str, Any] = {
                 "id": run_id, "request": request, "task_set": task_set, "agent": agent,
-                "identity": identity, "samples": samples, "status": "queued",
+                "identity": identity, "samples": samples, "isolation": isolation,
+                "status": "queued",
                 "created_at": now, "starts": 0}
             if done is not None:
                 values.update(status="succeeded", started_at=now, finished_at=now,

@@ -24,6 +24,10 @@ class RunRequest(BaseModel):
                           examples=["demo"])
     samples: StrictInt | None = Field(
         None, ge=1, le=100, description="attempts per task; default: the eval config's samples")
+    isolation: Literal["namespace", "process"] | None = Field(
+        None, description="the least isolation the agent's own process may run under (its "
+        "agent.yaml may ask for more, never less); default: the eval config's `isolation`, else "
+        "the strongest the server's machine supports")
 
 
 class RunAccepted(BaseModel):
@@ -60,6 +64,7 @@ class RunView(BaseModel):
     agent: str
     agent_version: str = Field(description="name@identity that this run evaluates")
     samples: int
+    isolation: str | None = Field(None, description="the run's least isolation, when it set one")
     created_at: str = Field(description="ISO 8601, UTC")
     started_at: str | None
     finished_at: str | None

@@ -11,7 +11,7 @@ from evaluator.agents import Agent, load_agent
 from evaluator.api._errors import AgentVersionError, NotReadyError, UnknownNameError
 from evaluator.api._settings import Settings
 from evaluator.attempts import EvalPlan, load_eval, plan_eval
-from evaluator.errors import StaleLockError
+from evaluator.errors import BadInputError, StaleLockError
 from evaluator.gold import INCOMPLETE, verdicts
 from evaluator.lock import load_locked
 from evaluator.store import Store
@@ -71,8 +71,10 @@ def default_samples(settings: Settings, task_set: str) -> int:
     return load_eval(task_set, settings.evals_root).samples
 
 
-def run_plan(settings: Settings, task_set: str, agent: str, samples: int) -> EvalPlan:
-    """The plan `doit eval:<set>` makes for this run; NotReadyError when doit would refuse."""
+def run_plan(settings: Settings, task_set: str, agent: str, samples: int,
+             isolation: str | None = None) -> EvalPlan:
+    """The plan `doit eval:<set>` makes for this run; NotReadyError when doit would refuse,
+    BadInputError when the agent may not run under the run's least isolation."""
     ts = load_task_set(task_set, settings.tasks_root)
     try:
         lock = load_locked(ts, str(settings.lock_dir))
@@ -80,11 +82,14 @@ def run_plan(settings: Settings, task_set: str, agent: str, samples: int) -> Eva
         raise NotReadyError(f"task set {task_set!r} cannot be evaluated: {exc}\nrun "
                             f"`doit lock:{task_set}` then `doit gold:{task_set}`") from None
     store = Store(settings.store)
-    undecided = sorted(t for t, v in verdicts(store, ts, lock).items() if v["verdict"] == INCOMPLETE)
+    undecided = sorted(t for t, v in verdicts(store, ts, lock).items() if v.verdict == INCOMPLETE)
     if undecided:
         raise NotReadyError(f"the gold gate of {task_set!r} is not decided for {len(undecided)} "
                             f"task(s) ({', '.join(undecided[:5])}); run `doit gold:{task_set}` "
                             f"first")
     spec = load_eval(task_set, settings.evals_root)
     spec = spec.model_copy(update={"agents": [agent], "samples": samples})
-    return plan_eval(ts, lock, spec, store, settings.agents_root)
+    plan = plan_eval(ts, lock, spec, store, settings.agents_root, isolation=isolation)
+    if agent in plan.refused:
+        raise BadInputError(f"agent {agent!r} cannot run in this run: {plan.refused[agent]}")
+    return plan

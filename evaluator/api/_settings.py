@@ -4,31 +4,22 @@ from __future__ import annotations
 
 import ipaddress
 import os
-import shlex
-import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from evaluator.api._errors import UnsafeBindError
-from evaluator.store import default_root
+from evaluator.settings import PATH_SETTINGS
+from evaluator.settings import Settings as Declared
+from evaluator.settings import settings as in_force
 
 _REPO = Path(__file__).resolve().parents[2]
-
-# The same variables `doit` and `python -m evaluator report` read, so all three agree on paths.
-_PATH_ENV = {
-    "store": "EVAL_STORE",
-    "tasks_root": "EVAL_TASKS",
-    "lock_dir": "EVAL_LOCK_DIR",
-    "evals_root": "EVAL_EVALS",
-    "agents_root": "EVAL_AGENTS",
-}
-TOKEN_ENV = "EVAL_API_TOKEN"
-DOIT_ENV = "EVAL_API_DOIT"
+TOKEN_ENV = Declared.api_token.env
+DOIT_ENV = Declared.api_doit.env
 
 
 def _default_doit() -> tuple[str, ...]:
-    return (sys.executable, "-m", "doit", "-f", str(_REPO / "dodo.py"))
+    return Declared.api_doit.default()
 
 
 @dataclass(frozen=True)
@@ -47,22 +38,19 @@ class Settings:
     jobs: int = 2  # `doit -n`: targets of one run in parallel (sandboxes are bounded apart)
     poll_s: float = 1.0  # how often the supervisor checks workers and starts queued runs
     max_starts: int = 3  # worker starts of one run before a dying worker fails the run
+    # Bytes of a request body the server reads at most; past them it answers 413.
+    max_body: int = field(default_factory=lambda: in_force.api_max_body)
 
     @classmethod
     def from_env(cls, **overrides: Any) -> Settings:
-        """Paths from EVAL_STORE, EVAL_TASKS, EVAL_LOCK_DIR, EVAL_EVALS and EVAL_AGENTS (the
-        pipeline's defaults otherwise), the token from EVAL_API_TOKEN and the doit command from
-        EVAL_API_DOIT; then `overrides`."""
+        """The path settings in force (the same `doit` and `evaluator report` read, so all
+        three agree on paths), made absolute; the token (`EVAL_API_TOKEN`) and the doit command
+        (`EVAL_API_DOIT`) from the settings too; then `overrides`."""
         cwd = Path.cwd()
-        defaults = {"store": default_root(), "tasks_root": Path("tasks"), "lock_dir": Path("lock"),
-                    "evals_root": Path("evals"), "agents_root": Path("agents")}
-        path = {name: (cwd / Path(os.environ.get(var) or defaults[name])).resolve()
-                for name, var in _PATH_ENV.items()}
+        path = {name: (cwd / getattr(in_force, name)).resolve() for name in PATH_SETTINGS}
         base = cls(store=path["store"], tasks_root=path["tasks_root"], lock_dir=path["lock_dir"],
                    evals_root=path["evals_root"], agents_root=path["agents_root"], cwd=cwd,
-                   token=os.environ.get(TOKEN_ENV) or None)
-        if os.environ.get(DOIT_ENV):
-            base = replace(base, doit=tuple(shlex.split(os.environ[DOIT_ENV])))
+                   token=in_force.api_token, doit=in_force.api_doit)
         return replace(base, **overrides)
 
     @property
@@ -78,7 +66,8 @@ class Settings:
 
     def worker_env(self) -> dict[str, str]:
         """The server's environment with every path made absolute and the harness importable."""
-        env = {**os.environ, **{var: str(getattr(self, name)) for name, var in _PATH_ENV.items()}}
+        env = {**os.environ, **{Declared.named(name).env: str(getattr(self, name))
+                                for name in PATH_SETTINGS}}
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(_REPO), env.get("PYTHONPATH")) if p)
         env["PYTHONUNBUFFERED"] = "1"  # the run's progress is read from its log while it runs
         env.pop(TOKEN_ENV, None)  # doit and the agents never need it

@@ -19,6 +19,8 @@ from fastapi.responses import RedirectResponse
 
 from evaluator.api._runplan import NAME_PATTERN, check_task_set
 from evaluator.api._settings import TOKEN_ENV, Settings
+from evaluator.reports import report_site
+from evaluator.viewer import content_type, static_file
 
 COOKIE = "evaluator_token"
 # No script runs on a page, whatever a trajectory holds; nothing is sniffed into HTML.
@@ -83,9 +85,6 @@ async def ui_login(task_set: _SetName, request: Request) -> Response:
 
 @router.get("/{task_set}/{path:path}")
 def ui_page(task_set: _SetName, path: str, request: Request) -> Response:
-    from evaluator.reports import report_site
-    from evaluator.viewer import content_type, static_file
-
     if not _authorized(request):
         return _login_form(task_set, path, wrong=False)
     s: Settings = request.app.state.settings

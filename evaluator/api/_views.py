@@ -22,7 +22,7 @@ def _iso(t: float | None) -> str | None:
 def _live(settings: Settings, run: Run) -> tuple[dict[str, Any] | None, str | None]:
     """(counts and cost, why there are none) computed from the store now."""
     try:
-        plan = run_plan(settings, run.task_set, run.agent, run.samples)
+        plan = run_plan(settings, run.task_set, run.agent, run.samples, run.isolation)
     except EvalError as exc:
         return None, f"{type(exc).__name__}: {exc}"
     current = plan.agents[run.agent].identity
@@ -45,7 +45,7 @@ def run_view(settings: Settings, run: Run) -> RunView:
     return RunView(
         id=run.id, status=run.status, cause=run.cause, note=run.note, task_set=run.task_set,
         agent=run.agent, agent_version=f"{run.agent}@{run.identity}", samples=run.samples,
-        created_at=_iso(run.created_at) or "", started_at=_iso(run.started_at),
+        isolation=run.isolation, created_at=_iso(run.created_at) or "", started_at=_iso(run.started_at),
         finished_at=_iso(run.finished_at),
         queue_age_s=round(max(0.0, first_start - run.created_at), 3),
         attempt_queue_age_s=snapshot.get("attempt_queue_age_s") if snapshot and run.active

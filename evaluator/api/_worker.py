@@ -23,6 +23,7 @@ from evaluator.api._progress import WORKER_MARK, progress
 from evaluator.api._runplan import AgentRef, resolve_agent, run_plan
 from evaluator.api._settings import DOIT_ENV, Settings
 from evaluator.errors import EvalError
+from evaluator.settings import Settings as Declared
 from evaluator.store import Store
 
 _TAIL_LINES = 4
@@ -43,7 +44,7 @@ def failure_cause(log_text: str, task_set: str, code: int) -> str:
 
 def _snapshot(settings: Settings, run: Run) -> dict[str, object] | None:
     try:
-        plan = run_plan(settings, run.task_set, run.agent, run.samples)
+        plan = run_plan(settings, run.task_set, run.agent, run.samples, run.isolation)
     except EvalError as exc:
         _say(f"worker: no final counts: {type(exc).__name__}: {exc}")
         return None
@@ -52,7 +53,9 @@ def _snapshot(settings: Settings, run: Run) -> dict[str, object] | None:
 
 def run_doit(settings: Settings, run: Run, doit: Sequence[str], jobs: int) -> tuple[int, str | None]:
     """(doit's exit code, why it failed or None)."""
-    env = {**os.environ, "EVAL_ONLY_AGENTS": run.agent, "EVAL_SAMPLES": str(run.samples)}
+    env = {**os.environ, Declared.only_agents.env: run.agent,
+           Declared.samples.env: str(run.samples),
+           **({Declared.isolation.env: run.isolation} if run.isolation else {})}
     argv = [*doit, "-n", str(jobs), "-P", "process", f"eval:{run.task_set}"]
     _say(f"worker: {' '.join(argv)}")
     try:

@@ -4,7 +4,7 @@
 `_node` (each node) and imports Ray only when chosen.
 """
 
-from evaluator.executor._choose import ENV, KNOBS, executor_from_env
+from evaluator.executor._choose import ENV, executor_from_env
 from evaluator.executor._local import LocalExecutor
 from evaluator.executor._pool import WarmPool
 from evaluator.executor._protocol import AttemptWork, Executor, ModelSpec, WorkLost
@@ -12,7 +12,6 @@ from evaluator.executor._queue import QueueMarks, waiting_since
 
 __all__ = [
     "ENV",
-    "KNOBS",
     "AttemptWork",
     "Executor",
     "LocalExecutor",

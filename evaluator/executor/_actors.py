@@ -1,5 +1,11 @@
 """The named, detached actors the Ray executor shares between drivers: one agent per node and
-one model bound per endpoint. Any driver may be first to ask for one; the rest find it."""
+sandbox backend, and one model bound per endpoint. Any driver may be first to ask for one; the
+rest find it.
+
+A node says which sandbox backends it has by the resources it starts with: `sandbox-<backend>`
+(`sandbox-docker`, `sandbox-podman`, ...) with the sandboxes it runs at once on that backend. A
+node with only the older `sandbox` resource has the Docker backend (as every node had before
+there were others)."""
 
 from __future__ import annotations
 
@@ -8,10 +14,15 @@ from collections.abc import Callable
 from typing import Any
 
 from evaluator.errors import InfraError
+from evaluator.executor._bound import ClusterBound
 from evaluator.executor._node import NodeAgent, local_versions
+from evaluator.sandbox import BACKENDS
+
+# Ray is an optional extra (`make venv-ray`): each `import ray` sits in the function that needs
+# it, so the local executor never loads it.
 
 NAMESPACE = "evaluator"
-RESOURCE = "sandbox"
+RESOURCE = "sandbox"  # the Docker backend's, on a node that names no backend
 _CONTROL = ("describe", "holds", "expect", "started", "withdraw")
 _TRIES = 5
 
@@ -55,31 +66,57 @@ def _get_or_make(name: str, make: Callable[[], Any], check: Callable[[Any], bool
                      "the run? every node must run the same checkout as the machine running doit")
 
 
+def backend_resource(backend: str) -> str:
+    """The resource a node advertises for its sandboxes on `backend`."""
+    return f"{RESOURCE}-{backend}"
+
+
+def node_slots(resources: dict[str, float], backend: str) -> tuple[str, int]:
+    """(the resource, how many sandboxes at once) a node with `resources` offers for
+    `backend`; 0 when it does not have that backend."""
+    own = backend_resource(backend)
+    if own in resources:
+        return own, int(resources[own])
+    named = any(r.startswith(f"{RESOURCE}-") for r in resources)
+    if backend == "docker" and not named:
+        return RESOURCE, int(resources.get(RESOURCE, 0))
+    return own, 0
+
+
+def node_backends(resources: dict[str, float]) -> list[str]:
+    """The backends a node with `resources` has (at least one slot each)."""
+    return [b for b in BACKENDS if node_slots(resources, b)[1] > 0]
+
+
 _node_cls: Any = None
 
 
 def node_agent(node_id: str, capacity: int, pool_size: int, max_idle_s: float,
-               pull_limit: int) -> Any:
-    """The agent of `node_id`, restarted if it runs other harness code than this driver (its
-    records would claim this driver's harness version)."""
+               pull_limit: int, backend: str = "docker", resource: str = RESOURCE) -> Any:
+    """The agent of `node_id` for `backend`, holding the node's `resource` (its sandboxes on
+    that backend), restarted if it runs other harness code than this driver (its records would
+    claim this driver's harness version)."""
     import ray
     from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
     global _node_cls
     if _node_cls is None:
         _node_cls = _node_class()
-    name = f"evaluator-node-{node_id[:16]}"
+    # The Docker agent keeps the name it had before there were backends: an agent left by
+    # older code on a running cluster is found, and replaced, rather than left holding slots.
+    name = f"evaluator-node-{node_id[:16]}" + ("" if backend == "docker" else f"-{backend}")
 
     def make() -> Any:
         return _node_cls.options(
             name=name, namespace=NAMESPACE, lifetime="detached", get_if_exists=True,
-            num_cpus=0, resources={RESOURCE: capacity}, max_concurrency=capacity,
+            num_cpus=0, resources={resource: capacity}, max_concurrency=capacity,
             scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False),
-        ).remote(capacity, pool_size, max_idle_s, pull_limit)
+        ).remote(capacity, pool_size, max_idle_s, pull_limit, backend)
 
     def same_code(handle: Any) -> bool:
-        return bool(ray.get(handle.describe.remote([]), timeout=120)["versions"]
-                    == local_versions())
+        info = ray.get(handle.describe.remote([]), timeout=120)
+        return bool(info["versions"] == local_versions()
+                    and info.get("backend", {}).get("name") == backend)
 
     return _get_or_make(name, make, same_code)
 
@@ -88,7 +125,6 @@ def cluster_bound(endpoint: str, limit: int) -> Any:
     """The semaphore bounding requests in flight to one endpoint, on the head node."""
     import ray
 
-    from evaluator.executor._bound import ClusterBound
 
     name = f"evaluator-model-{endpoint}-{limit}"
 

@@ -15,6 +15,9 @@ from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
+# Ray is an optional extra (`make venv-ray`): each `import ray` sits in the function that needs
+# it, so the local executor never loads it.
+
 _CHECK_NODES_S = 1.0
 
 

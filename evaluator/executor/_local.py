@@ -1,4 +1,4 @@
-"""The local executor: today's behaviour, this machine's Docker engine, bounds shared by flock."""
+"""The local executor: this machine's sandboxes (its backend's), bounds shared by flock."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
-from evaluator.attempts import run_attempt
+from evaluator.attempts import AttemptRun, run_attempt
 from evaluator.executor._pool import WarmPool
 from evaluator.executor._protocol import AttemptWork, ModelSpec, WorkLost
 from evaluator.grading import DockerGrader, GradeOutcome, GradeSpec
-from evaluator.sandbox import DockerSandboxes, SandboxLimits
+from evaluator.sandbox import Sandboxes, SandboxLimits
 from evaluator.store import Store
 
 
@@ -33,7 +33,7 @@ class LocalExecutor:
     name = "local"
     tries = 1
 
-    def __init__(self, sandboxes: DockerSandboxes, slot: Slot,
+    def __init__(self, sandboxes: Sandboxes, slot: Slot,
                  model_limiter: Callable[[ModelSpec], Callable[[], AbstractContextManager[Any]]],
                  pool: WarmPool | None = None) -> None:
         self._sandboxes = sandboxes
@@ -42,9 +42,9 @@ class LocalExecutor:
         self._pool = pool
 
     def run_attempt(self, work: AttemptWork, store: Store,
-                    on_start: Callable[[], None] = lambda: None) -> dict[str, Any]:
+                    on_start: Callable[[], None] = lambda: None) -> AttemptRun:
         with self.slot(work.image, work.limits, work.task.spec.user, work.task.spec.workdir,
-                       "attempt") as sandboxes:
+                       "attempt", work.pin.base_commit) as sandboxes:
             on_start()
             return run_attempt(
                 store=store, sandboxes=sandboxes,
@@ -54,7 +54,7 @@ class LocalExecutor:
 
     @contextlib.contextmanager
     def slot(self, image: str, limits: SandboxLimits, user: str, workdir: str,
-             purpose: str) -> Iterator[DockerSandboxes]:
+             purpose: str, base_commit: str | None = None) -> Iterator[Sandboxes]:
         """Hold a sandbox slot for work of this spec; yields the sandboxes to open it from."""
         pool = self._pool
         if pool is None:
@@ -64,7 +64,8 @@ class LocalExecutor:
         ticket = uuid.uuid4().hex
 
         def waiting() -> None:
-            pool.expect(ticket, image, limits, user=user, workdir=workdir, purpose=purpose)
+            pool.expect(ticket, image, limits, user=user, workdir=workdir, purpose=purpose,
+                        base_commit=base_commit)
 
         try:
             with self._slot(waiting):
@@ -84,5 +85,5 @@ class _SlotGrader:
 
     def grade(self, spec: GradeSpec, patch: bytes, hidden: dict[str, bytes]) -> GradeOutcome:
         with self._ex.slot(spec.image, spec.limits, spec.user, spec.workdir,
-                           "grade") as sandboxes:
+                           "grade", spec.base_commit) as sandboxes:
             return DockerGrader(sandboxes).grade(spec, patch, hidden)

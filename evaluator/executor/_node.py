@@ -1,16 +1,17 @@
-"""What runs on each Ray node: one agent per node driving that node's Docker engine.
+"""What runs on each Ray node: one agent per node and sandbox backend it has.
 
-The agent (a threaded Ray actor pinned to its node, holding the node's `sandbox` resource) runs
+The agent (a threaded Ray actor pinned to its node, holding the node's `sandbox-<backend>`
+resource, or `sandbox` for Docker on a node that names no backend: see `_actors`) runs
 up to `capacity` attempts and grades at once, keeps the warm pool, and gets images: already
 held, pulled from their registry (one pull per image at a time, at most `pull_limit` at once),
-or loaded from a node that holds them (`docker save` there, `docker load` here). It writes
-nothing to the store: an attempt's record and blobs go back to the driver, which stores them.
+or loaded from a node that holds them (a docker-archive saved there, loaded here: see
+`evaluator.sandbox.Images`). It writes nothing to the store: an attempt's record and blobs go
+back to the driver, which stores them.
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
 import shutil
 import tempfile
 import threading
@@ -18,26 +19,33 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+from evaluator.attempts import AttemptRun, run_attempt
 from evaluator.errors import InfraError
+from evaluator.executor._bound import cluster_limiter
 from evaluator.executor._pool import WarmPool
 from evaluator.executor._protocol import AttemptWork, WorkLost
-from evaluator.grading import GradeOutcome, GradeSpec
-from evaluator.sandbox import SandboxLimits
+from evaluator.grading import DockerGrader, GradeOutcome, GradeSpec
+from evaluator.sandbox import SandboxLimits, open_backend
+from evaluator.settings import settings
+from evaluator.store import Store
+from evaluator.version import harness_version
+
+# Ray is an optional extra (`make venv-ray`): each `import ray` sits in the function that needs
+# it, so the local executor never loads it.
 
 VERSIONED = ("attempt", "grader", "simulated")
 
 
 def local_versions() -> dict[str, str]:
-    from evaluator.version import harness_version
-
     return {c: harness_version(c) for c in VERSIONED}
 
 
 class NodeAgent:
     def __init__(self, capacity: int, pool_size: int = 0, max_idle_s: float = 30.0,
-                 pull_limit: int = 2) -> None:
+                 pull_limit: int = 2, backend: str | None = None) -> None:
         self.capacity = capacity
-        self.pool = WarmPool(pool_size, max_idle_s)
+        self.backend = backend or settings.sandbox_backend
+        self.pool = WarmPool(pool_size, max_idle_s, sandboxes=open_backend(self.backend))
         self._pulls = threading.BoundedSemaphore(pull_limit)
         self._image_locks: dict[str, threading.Lock] = {}
         self._lock = threading.Lock()
@@ -59,7 +67,7 @@ class NodeAgent:
             oldest = max((now - t for t in self._announced.values()), default=0.0)
         return {"node_id": ray.get_runtime_context().get_node_id(), "capacity": self.capacity,
                 "running": running, "queued": queued, "oldest_wait_s": round(oldest, 3),
-                "engine": os.environ.get("DOCKER_HOST", "default"),
+                "backend": {"name": self.backend}, "engine": self._engine(),
                 "ready": self.pool.ready(), "pulled": self.pulled, "fetch_peak": self.fetch_peak,
                 "versions": local_versions(),
                 "pool": dict(self.pool.stats), "holds": self.holds(images)}
@@ -74,7 +82,7 @@ class NodeAgent:
         return [self._has(i) for i in images]
 
     def expect(self, ticket: str, image: str, limits: SandboxLimits, user: str, workdir: str,
-               purpose: str) -> int:
+               purpose: str, base_commit: str | None = None) -> int:
         """Queue `ticket` here; returns the free slots there were before it (<= 0: it waits).
 
         Only work that will wait for a slot is announced to the warm pool: work with a free
@@ -84,7 +92,8 @@ class NodeAgent:
             free = self.capacity - self._running - len(self._announced)
             self._announced[ticket] = time.time()
         if free <= 0:
-            self.pool.expect(ticket, image, limits, user=user, workdir=workdir, purpose=purpose)
+            self.pool.expect(ticket, image, limits, user=user, workdir=workdir, purpose=purpose,
+                             base_commit=base_commit)
         return free
 
     def started(self, ticket: str) -> bool:
@@ -94,17 +103,14 @@ class NodeAgent:
     def export_image(self, image: str) -> bytes:
         """The image as `docker save` writes it, for a node that lacks it."""
         with self._pulls:
-            return b"".join(self.pool.client.images.get(image).save(named=True))
+            return self.pool.images.export(image)
 
     # --- sandbox work -----------------------------------------------------------------------
     def run_attempt(self, ticket: str, work: AttemptWork, versions: dict[str, str],
-                    bound: Any, lease_s: float, holders: list[Any]) -> tuple[dict[str, Any],
-                                                                              dict[str, bytes]]:
+                    bound: Any, lease_s: float, holders: list[Any]
+                    ) -> tuple[AttemptRun, dict[str, bytes]]:
         import ray
 
-        from evaluator.attempts import run_attempt
-        from evaluator.executor._bound import cluster_limiter
-        from evaluator.store import Store
 
         self._begin(ticket, versions)
         scratch = tempfile.mkdtemp(prefix="evaluator-scratch-")
@@ -135,8 +141,6 @@ class NodeAgent:
 
     def grade(self, ticket: str, spec: GradeSpec, patch: bytes, hidden: dict[str, bytes],
               versions: dict[str, str], holders: list[Any]) -> GradeOutcome:
-        from evaluator.grading import DockerGrader
-
         self._begin(ticket, versions)
         try:
             self.fetch(spec.image, holders)
@@ -173,21 +177,19 @@ class NodeAgent:
         try:
             yield
         except InfraError as e:
-            try:
-                self.pool.client.ping()
-            except Exception:  # noqa: BLE001 - any failure to answer means the engine is gone
-                raise WorkLost(f"the Docker engine of this node "
-                               f"({os.environ.get('DOCKER_HOST', 'default')}) stopped: {e}") from e
+            if not self.pool.alive():
+                raise WorkLost(f"the {self.backend} sandbox engine of this node "
+                               f"({self._engine()}) stopped: {e}") from e
             raise
 
-    def _has(self, image: str) -> bool:
-        import docker.errors
+    def _engine(self) -> str:
+        """Where this node's backend answers, as its settings say."""
+        if self.backend == "docker":
+            return settings.docker_host or "default"
+        return settings.podman_host if self.backend == "podman" else self.backend
 
-        try:
-            self.pool.client.images.get(image)
-            return True
-        except docker.errors.ImageNotFound:
-            return False
+    def _has(self, image: str) -> bool:
+        return self.pool.images.has(image)
 
     def fetch(self, image: str, holders: list[Any]) -> bool:
         """Make the engine hold `image`; True if this call pulled or loaded it."""
@@ -212,15 +214,14 @@ class NodeAgent:
             return True
 
     def _fetch(self, image: str, holders: list[Any]) -> None:
-        import docker.errors
         import ray
 
         name = image.split("@", 1)[0]
         if "@sha256:" in image and "/" in name and "." in name.split("/", 1)[0]:
             try:
-                self.pool.client.images.pull(image)
+                self.pool.images.pull(image)
                 return
-            except docker.errors.DockerException as e:
+            except InfraError as e:
                 if not holders:
                     raise InfraError(f"cannot pull {image} on this node: {e}") from e
         for holder in holders:
@@ -228,7 +229,7 @@ class NodeAgent:
                 data = ray.get(holder.export_image.remote(image))
             except Exception:  # noqa: BLE001 - a lost or lacking holder: try the next one
                 continue
-            self.pool.client.images.load(data)
+            self.pool.images.load(data)
             if self._has(image):
                 return
         raise InfraError(f"image {image} is on no registry this node can reach and no other node "

@@ -20,12 +20,22 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Protocol
 
 from evaluator.errors import EvalError
-from evaluator.sandbox import DockerSandbox, DockerSandboxes, SandboxLimits
+from evaluator.images import TASK_USER, TASK_WORKDIR
+from evaluator.sandbox import (
+    Backend,
+    Images,
+    Restartable,
+    Sandbox,
+    Sandboxes,
+    SandboxLimits,
+    open_backend,
+)
 
-Spec = tuple[str, SandboxLimits, str, str, str]  # image, limits, user, workdir, purpose
+Spec = tuple[str, SandboxLimits, str, str, str, str | None]  # image, limits, user, workdir,
+# purpose, base commit (the seal)
 Release = Callable[[], None]
 # An announcement whose work never started (its driver died) stops counting after this long.
 _EXPECT_TTL_S = 900.0
@@ -45,17 +55,18 @@ class _Counted:
         return self._free.release if self._free.acquire(blocking=False) else None
 
 
-class WarmPool(DockerSandboxes):
-    """DockerSandboxes whose `open` hands out a warm sandbox for the spec when one is ready."""
+class WarmPool:
+    """`Sandboxes` whose `open` hands out a warm sandbox for the spec when one is ready; the
+    rest is the backend's it wraps (`sandboxes`, by default the one the settings name)."""
 
-    def __init__(self, size: int, max_idle_s: float = 30.0, client: Any = None,
+    def __init__(self, size: int, max_idle_s: float = 30.0, *, sandboxes: Sandboxes | None = None,
                  permits: Permits | None = None) -> None:
-        super().__init__(client)
+        self.sandboxes = sandboxes if sandboxes is not None else open_backend()
         self.size, self.max_idle_s = size, max_idle_s
         self._permits = permits or _Counted(size)
         self._lock = threading.Lock()
         self._expected: dict[str, tuple[Spec, float]] = {}  # ticket -> (spec, when)
-        self._ready: list[tuple[Spec, DockerSandbox, float, Release]] = []
+        self._ready: list[tuple[Spec, Sandbox, float, Release]] = []
         self._wake = threading.Event()
         self._bound = threading.local()
         self.stats = Counter[str]()
@@ -63,9 +74,10 @@ class WarmPool(DockerSandboxes):
             threading.Thread(target=self._fill_loop, name="warm-pool", daemon=True).start()
 
     def expect(self, ticket: str, image: str, limits: SandboxLimits, *, user: str,
-               workdir: str, purpose: str) -> None:
+               workdir: str, purpose: str, base_commit: str | None = None) -> None:
         with self._lock:
-            self._expected[ticket] = ((image, limits, user, workdir, purpose), time.monotonic())
+            self._expected[ticket] = ((image, limits, user, workdir, purpose, base_commit),
+                                      time.monotonic())
         self._wake.set()
 
     def forget(self, ticket: str) -> None:
@@ -82,9 +94,24 @@ class WarmPool(DockerSandboxes):
         with self._lock:
             return len(self._ready)
 
-    def open(self, image: str, limits: SandboxLimits, *, user: str = "1000:1000",
-             workdir: str = "/testbed", purpose: str = "") -> DockerSandbox:
-        spec: Spec = (image, limits, user, workdir, purpose)
+    # --- the backend's, as it is ------------------------------------------------------------
+    def backend(self) -> Backend:
+        return self.sandboxes.backend()
+
+    def alive(self) -> bool:
+        return self.sandboxes.alive()
+
+    def cleanup_leftovers(self) -> int:
+        return self.sandboxes.cleanup_leftovers()
+
+    @property
+    def images(self) -> Images:
+        return self.sandboxes.images
+
+    def open(self, image: str, limits: SandboxLimits, *, user: str = TASK_USER,
+             workdir: str = TASK_WORKDIR, purpose: str = "",
+             base_commit: str | None = None) -> Sandbox:
+        spec: Spec = (image, limits, user, workdir, purpose, base_commit)
         now = time.monotonic()
         with self._lock:
             found = next((i for i, (s, _, t, _) in enumerate(self._ready)
@@ -96,13 +123,16 @@ class WarmPool(DockerSandboxes):
             warm = taken[1]
             taken[3]()  # in use now: no longer a warm one
             try:
+                if not isinstance(warm, Restartable):
+                    raise ValueError("this backend's sandboxes cannot restart their clock")
                 warm.restart_clock(limits)
                 self.stats["warm"] += 1
                 return warm
             except (EvalError, ValueError):
                 warm.close()  # died or aged while waiting: a fresh one instead
         self.stats["cold"] += 1
-        return super().open(image, limits, user=user, workdir=workdir, purpose=purpose)
+        return self.sandboxes.open(image, limits, user=user, workdir=workdir, purpose=purpose,
+                                   base_commit=base_commit)
 
     def close(self) -> None:
         with self._lock:
@@ -127,11 +157,12 @@ class WarmPool(DockerSandboxes):
             starved = release is None
             if release is None:
                 continue
-            image, limits, user, workdir, purpose = spec
+            image, limits, user, workdir, purpose, base_commit = spec
             longer = dataclasses.replace(limits,
                                          sandbox_timeout_s=limits.sandbox_timeout_s + self.max_idle_s)
             try:
-                sb = super().open(image, longer, user=user, workdir=workdir, purpose=purpose)
+                sb = self.sandboxes.open(image, longer, user=user, workdir=workdir,
+                                         purpose=purpose, base_commit=base_commit)
             except EvalError:
                 release()
                 self.stats["fill_failed"] += 1

@@ -13,10 +13,12 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from evaluator.agents import Agent
+from evaluator.attempts import AttemptRun
 from evaluator.errors import InfraError
 from evaluator.grading import Grader
+from evaluator.hashing import hash_bytes
 from evaluator.lock import TaskPin
-from evaluator.model import Prices
+from evaluator.model import OpenAIClient, Prices
 from evaluator.sandbox import SandboxLimits
 from evaluator.store import Store
 from evaluator.taskset import Task
@@ -44,13 +46,9 @@ class ModelSpec:
 
     @property
     def endpoint_key(self) -> str:
-        from evaluator.hashing import hash_bytes
-
         return hash_bytes(self.url.encode())[:12]
 
     def client(self, limiter: Callable[[], AbstractContextManager[Any]]) -> Any:
-        from evaluator.model import OpenAIClient
-
         return OpenAIClient(self.url, self.model_id, api_key_env=self.api_key_env,
                             timeout_s=self.timeout_s, max_retries=self.max_retries,
                             prices=self.prices, max_in_flight=self.max_in_flight, limiter=limiter)
@@ -82,8 +80,8 @@ class Executor(Protocol):
     tries: int
 
     def run_attempt(self, work: AttemptWork, store: Store,
-                    on_start: Callable[[], None] = lambda: None) -> dict[str, Any]:
-        """Run the attempt; return its record (not yet stored), its blobs already in `store`.
+                    on_start: Callable[[], None] = lambda: None) -> AttemptRun:
+        """Run the attempt; return what it produced (not yet stored), its blobs already in `store`.
         `on_start` is called once its sandbox work starts (it waited in a queue until then)."""
         ...
 

@@ -1,6 +1,8 @@
 """The Ray executor (driver side): place work on a node's agent, hand back what it returns.
 
-Placement prefers a node whose engine holds the work's image and has a free sandbox slot, then
+Work goes only to nodes that have the driver's sandbox backend (`settings.sandbox_backend`: a
+node says which it has by its `sandbox-<backend>` resources, see `_actors`). Among them,
+placement prefers a node whose engine holds the work's image and has a free sandbox slot, then
 any node with a free slot (it fetches the image), then the least loaded holder. A node that dies
 or whose engine stops mid-work raises `WorkLost`; the pipeline records it as an infrastructure
 error and hands the work to another node.
@@ -15,12 +17,25 @@ import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from evaluator.errors import EvalError, InfraError
-from evaluator.executor._actors import NAMESPACE, RESOURCE, cluster_bound, node_agent
+from evaluator.attempts import AttemptRun
+from evaluator.errors import BadInputError, EvalError, InfraError
+from evaluator.executor._actors import (
+    NAMESPACE,
+    backend_resource,
+    cluster_bound,
+    node_agent,
+    node_backends,
+    node_slots,
+)
 from evaluator.executor._node import local_versions
 from evaluator.executor._protocol import AttemptWork, WorkLost
 from evaluator.grading import GradeOutcome, GradeSpec
+from evaluator.sandbox import BACKENDS
+from evaluator.settings import Settings, settings
 from evaluator.store import Store
+
+# Ray is an optional extra (`make venv-ray`): each `import ray` sits in the function that needs
+# it, so the local executor never loads it.
 
 _REFRESH_S = 5.0
 _ANSWER_S = 10.0
@@ -28,12 +43,17 @@ _POLL_S = 0.5
 
 
 class RayExecutor:
-    """Sandbox work on the nodes of a Ray cluster that advertise a `sandbox` resource."""
+    """Sandbox work on the nodes of a Ray cluster that have `backend` (default: the setting's)."""
 
     name = "ray"
 
     def __init__(self, address: str, *, tries: int = 3, pool_size: int = 2,
-                 max_idle_s: float = 30.0, pull_limit: int = 2) -> None:
+                 max_idle_s: float = 30.0, pull_limit: int = 2,
+                 backend: str | None = None) -> None:
+        self.backend = backend or settings.sandbox_backend
+        if self.backend not in BACKENDS:
+            raise BadInputError(f"sandbox backend {self.backend!r} is not one of "
+                                f"{', '.join(BACKENDS)}; fix {Settings.sandbox_backend.env}")
         self.address, self.tries = address, tries
         self._pool_size, self._max_idle_s, self._pull_limit = pool_size, max_idle_s, pull_limit
         self._agents: dict[str, Any] = {}
@@ -60,24 +80,33 @@ class RayExecutor:
                 time.sleep(2 * (attempt + 1))
 
     def agents(self) -> dict[str, Any]:
-        """node id -> its agent, for every live node with sandbox slots (agents made as needed)."""
+        """node id -> its agent for this backend, for every live node that has the backend
+        (agents made as needed)."""
         import ray
 
         self.connect()
         if self._agents and time.monotonic() - self._refreshed < _REFRESH_S:
             return self._agents
         found: dict[str, Any] = {}
+        others: set[str] = set()
         for node in ray.nodes():
-            capacity = int(node["Resources"].get(RESOURCE, 0))
-            if not node["Alive"] or capacity < 1:
+            if not node["Alive"]:
+                continue
+            resource, capacity = node_slots(node["Resources"], self.backend)
+            if capacity < 1:
+                others.update(node_backends(node["Resources"]))
                 continue
             nid = node["NodeID"]
             found[nid] = self._agents.get(nid) or node_agent(
-                nid, capacity, self._pool_size, self._max_idle_s, self._pull_limit)
+                nid, capacity, self._pool_size, self._max_idle_s, self._pull_limit,
+                self.backend, resource)
         if not found:
-            raise InfraError(f"the Ray cluster at {self.address} has no live node with a "
-                             f"'{RESOURCE}' resource; start workers with "
-                             f"`ray start --address ... --resources '{{\"{RESOURCE}\": 4}}'`")
+            want = backend_resource(self.backend)
+            has = (f" (its nodes have {', '.join(sorted(others))}: set "
+                   f"{Settings.sandbox_backend.env} to one of them)") if others else ""
+            raise InfraError(f"the Ray cluster at {self.address} has no live node with the "
+                             f"{self.backend} sandbox backend{has}; start workers with "
+                             f"`ray start --address ... --resources '{{\"{want}\": 4}}'`")
         self._agents, self._refreshed = found, time.monotonic()
         return found
 
@@ -87,7 +116,7 @@ class RayExecutor:
         return list(ray.get([a.describe.remote([]) for a in self.agents().values()], timeout=60))
 
     def place(self, ticket: str, image: str, limits: Any, user: str, workdir: str,
-              purpose: str) -> tuple[str, Any, list[Any], bool]:
+              purpose: str, base_commit: str | None = None) -> tuple[str, Any, list[Any], bool]:
         """Queue `ticket` on a node: (node id, agent, the other agents holding the image, whether
         it waits there for a slot).
 
@@ -116,7 +145,7 @@ class RayExecutor:
             ids = sorted(infos, key=lambda i: (not holder[i], -free[i]))
         for n, chosen in enumerate(ids):
             free_there = ray.get(agents[chosen].expect.remote(
-                ticket, image, limits, user, workdir, purpose), timeout=_ANSWER_S)
+                ticket, image, limits, user, workdir, purpose, base_commit), timeout=_ANSWER_S)
             if free_there > 0 or n + 1 == len(ids) or free[ids[n + 1]] <= 0:
                 break
             agents[chosen].withdraw.remote(ticket)  # taken meanwhile: the next one has room
@@ -132,16 +161,16 @@ class RayExecutor:
 
     # --- work -------------------------------------------------------------------------------
     def run_attempt(self, work: AttemptWork, store: Store,
-                    on_start: Callable[[], None] = lambda: None) -> dict[str, Any]:
+                    on_start: Callable[[], None] = lambda: None) -> AttemptRun:
         with _as_infra():
             return self._run_attempt(work, store, on_start)
 
     def _run_attempt(self, work: AttemptWork, store: Store,
-                     on_start: Callable[[], None]) -> dict[str, Any]:
+                     on_start: Callable[[], None]) -> AttemptRun:
         ticket = uuid.uuid4().hex
         node, agent, holders, waits = self.place(ticket, work.image, work.limits,
                                                  work.task.spec.user, work.task.spec.workdir,
-                                                 "attempt")
+                                                 "attempt", work.pin.base_commit)
         spec = work.model
         ref = agent.run_attempt.remote(
             ticket, work, local_versions(), self.bound(spec.endpoint_key, spec.max_in_flight),
@@ -224,7 +253,7 @@ class RayGrader:
         for attempt in range(self._ex.tries):
             ticket = uuid.uuid4().hex
             node, agent, holders, _ = self._ex.place(ticket, spec.image, spec.limits, spec.user,
-                                                     spec.workdir, "grade")
+                                                     spec.workdir, "grade", spec.base_commit)
             ref = agent.grade.remote(ticket, spec, patch, hidden, local_versions(), holders)
             try:
                 outcome: GradeOutcome = self._ex._wait(ref, node, "grade")

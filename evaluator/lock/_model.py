@@ -25,6 +25,10 @@ class TaskPin:
     files: dict[str, str]  # task-relative path -> blake3, every file of the task folder
     hidden_tests: str  # blake3 over the hidden test files (path + content)
     test_command: str
+    # What the image's repository holds beyond the base commit's history (`evaluator.images.
+    # History.to_dict`), for people: agents and graders see the image's seal whatever it says,
+    # so it is no pin and not part of the lock's version.
+    history: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -45,6 +49,7 @@ class TaskPin:
             files=dict(d["files"]),
             hidden_tests=d["hidden_tests"],
             test_command=d["test_command"],
+            history=d.get("history"),
         )
 
 
@@ -70,6 +75,9 @@ class Lock:
 
     def to_json(self) -> bytes:
         body = {**self._pins(), "version": self.version, "checks": self.checks()}
+        for tid, pin in self.tasks.items():
+            if pin.history is not None:
+                body["tasks"][tid]["history"] = pin.history
         return (json.dumps(body, indent=2, sort_keys=True) + "\n").encode()
 
     def checks(self) -> dict[str, str]:

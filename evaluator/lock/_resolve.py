@@ -5,12 +5,30 @@ from __future__ import annotations
 import re
 from typing import Any, Protocol
 
+import docker.errors
+
 from evaluator.errors import BadInputError, InfraError, StaleLockError
 from evaluator.hashing import hash_bytes, hash_file, hash_json, tree_file_strs
 from evaluator.lock._model import Lock, TaskPin, lock_path, read_lock
 from evaluator.taskset import Task, TaskSet
 
 _SHA = re.compile(r"^[0-9a-f]{40}$")
+
+
+class ImageMissing(BadInputError):
+    """An image the engine does not have and could not pull; `fetch_hint` says how to get it."""
+
+
+def fetch_hint(task: Task, set_name: str) -> str:
+    """How to get the task's image onto the engine: the task's own `fetch` command, the set's
+    build for images it builds, else a pull or a load."""
+    ref = task.spec.image
+    if task.spec.fetch.strip():
+        return f"fetch it with `{task.spec.fetch.strip()}`, then lock again"
+    if task.spec.build is not None:
+        return f"build it with `doit images:{set_name}`, then lock again"
+    return (f"pull it (`docker pull {ref}` where its registry is reachable) or load a saved copy "
+            f"(`docker load -i FILE`), then lock again")
 
 
 class PinResolver(Protocol):
@@ -36,8 +54,6 @@ class DockerPinResolver:
         self._client = client
 
     def image(self, ref: str) -> str:
-        import docker.errors
-
         try:
             img = self._client.images.get(ref)
         except docker.errors.ImageNotFound:
@@ -53,20 +69,15 @@ class DockerPinResolver:
         return str(img.id)  # no registry digest: the image id is the content pin on this engine
 
     def _pull(self, ref: str) -> Any:
-        import docker.errors
-
         try:
             self._client.images.pull(ref)
             return self._client.images.get(ref)
         except docker.errors.DockerException as exc:
-            raise BadInputError(
-                f"image {ref!r} is not on this Docker engine and pulling it failed ({exc}); "
-                f"build it (`doit images:<set>`), load it, or check the registry, then lock again"
+            raise ImageMissing(
+                f"image {ref!r} is not on this Docker engine and pulling it failed ({exc})"
             ) from None
 
     def commit(self, image: str, workdir: str, ref: str, user: str | None = None) -> str:
-        import docker.errors
-
         probe = ('git -c safe.directory="*" -C "$0" rev-parse --verify --quiet "$1^{commit}" '
                  '|| exit 3; ' + ('[ -w "$0" ] || exit 4' if user else "true"))
         try:
@@ -117,7 +128,8 @@ def resolve_lock(task_set: TaskSet, resolver: PinResolver) -> Lock:
             image = resolver.image(spec.image)
             base = resolver.commit(image, spec.workdir, spec.base_commit, spec.user)
         except BadInputError as exc:
-            problems.append(f"task {task.id!r} ({task.dir / 'task.yaml'}): {exc}")
+            hint = f"; {fetch_hint(task, task_set.name)}" if isinstance(exc, ImageMissing) else ""
+            problems.append(f"task {task.id!r} ({task.dir / 'task.yaml'}): {exc}{hint}")
             continue
         files = task_files(task)
         pins[task.id] = TaskPin(

@@ -32,10 +32,6 @@ class Usage:
     reasoning_tokens: int = 0
     reported: bool = True
 
-    @property
-    def total_tokens(self) -> int:
-        return self.prompt_tokens + self.completion_tokens
-
 
 @dataclass(frozen=True)
 class ToolCall:

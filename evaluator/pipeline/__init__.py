@@ -1,4 +1,16 @@
-"""doit task generators: the target graph (images, lock, gold) over package code."""
+"""The target graph: doit task generators over package code, and the commands that run grading.
+
+    image_tasks   images:<set>  the images a set builds itself (missing or outdated ones only)
+    lock_tasks    lock:<set>    pins into lock/<set>.lock
+    gold_tasks    gold:<set>    gold and empty patches graded K times; a verdict per task
+    eval_tasks    eval:<set>    an attempt and a grade target per planned attempt; a summary
+    plan_tasks    plan:<set>    what eval would run and what it would cost
+
+Each target is done when its record is in the store (`_context` opens the set, its lock, its
+eval plan, the store and the executor once per process). `doit report:<set>` is
+`evaluator.reports.report_tasks`. `add_commands` registers `quarantine` (attempts held after
+repeated infra errors) and `predictions grade` (a predictions file graded as subjects).
+"""
 
 from __future__ import annotations
 
@@ -8,12 +20,13 @@ import os
 import tempfile
 from typing import Any
 
-from evaluator.pipeline._context import discover_sets
+from evaluator.pipeline._context import asked, discover_sets
 from evaluator.pipeline._evaljobs import eval_tasks, plan_tasks
 from evaluator.pipeline._goldjobs import format_verdicts, gold_tasks
 from evaluator.pipeline._lockjobs import image_tasks, lock_tasks
+from evaluator.pipeline._predictions import add_commands as _add_predictions
+from evaluator.pipeline._quarantine import add_commands as _add_quarantine
 from evaluator.pipeline._reporter import QuietReporter
-from evaluator.pipeline._slots import Slots
 
 
 def doit_config() -> dict[str, Any]:
@@ -34,6 +47,12 @@ def doit_config() -> dict[str, Any]:
     }
 
 
+def add_commands(sub: Any) -> None:
+    """The pipeline's own commands: `quarantine list|release` and `predictions grade`."""
+    _add_quarantine(sub)
+    _add_predictions(sub)
+
+
 def _remove(path: str) -> None:
     with contextlib.suppress(FileNotFoundError):
         os.remove(path)
@@ -41,7 +60,8 @@ def _remove(path: str) -> None:
 
 __all__ = [
     "QuietReporter",
-    "Slots",
+    "add_commands",
+    "asked",
     "discover_sets",
     "doit_config",
     "eval_tasks",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import functools
+import atexit
 import gc
 import os
 import sys
@@ -13,70 +13,32 @@ from typing import Any
 from doit.exceptions import TaskFailed
 
 from evaluator.attempts import (
+    AttemptRecord,
     EvalPlan,
-    EvalSpec,
     estimate_cost,
+    format_summary,
     grade_attempt,
-    load_eval,
-    plan_eval,
+    protect_harness,
     quarantined,
+    summarize,
 )
-from evaluator.errors import BadInputError, EvalError, InfraError
-from evaluator.executor import QueueMarks, WorkLost
+from evaluator.errors import EvalError, InfraError
+from evaluator.executor import AttemptWork, ModelSpec, QueueMarks, WorkLost
+from evaluator.model import Prices
 from evaluator.pipeline import _context as ctx
 from evaluator.pipeline._budget import Budget
+from evaluator.pipeline._quarantine import quarantine_hint
+from evaluator.settings import Settings, settings
+from evaluator.simulated import start_simulated_endpoint
 
-_SIM_ENV = "EVAL_SIMULATED_URL"
-_INVOCATION_ENV = "EVAL_INVOCATION"
-
-
-def evals_root() -> Path:
-    return Path(os.environ.get("EVAL_EVALS", "evals"))
-
-
-def agents_root() -> Path:
-    return Path(os.environ.get("EVAL_AGENTS", "agents"))
-
-
-@functools.cache
-def _plan(name: str) -> EvalPlan:
-    loaded = ctx.load(name)
-    if loaded.error is not None:
-        raise loaded.error
-    assert loaded.task_set is not None and loaded.lock is not None
-    spec = _run_overrides(load_eval(name, evals_root()))
-    plan = plan_eval(loaded.task_set, loaded.lock, spec, ctx.store(), agents_root())
-    plan.check_runnable()  # unpriced models (they would show as $0), isolation unavailable
-    return plan
-
-
-# --- run overrides (the HTTP API's knob) -------------------------------------------------------
-# A run scheduled through `evaluator.api` is one agent at a chosen number of samples; it reaches
-# this process only through the environment, so the API and a CLI user run the same targets and
-# land the same records. Both apply to every set this invocation plans.
-_SAMPLES_ENV = "EVAL_SAMPLES"
-_ONLY_AGENTS_ENV = "EVAL_ONLY_AGENTS"
-
-
-def _run_overrides(spec: EvalSpec) -> EvalSpec:
-    """`spec` with `$EVAL_SAMPLES` (1..100) and `$EVAL_ONLY_AGENTS` (comma-separated) applied."""
-    update: dict[str, Any] = {}
-    samples = os.environ.get(_SAMPLES_ENV, "").strip()
-    if samples:
-        if not samples.isdigit() or not 1 <= int(samples) <= 100:
-            raise BadInputError(f"${_SAMPLES_ENV} is {samples!r}; set a whole number from 1 to 100 "
-                                f"or unset it to use the eval config's samples")
-        update["samples"] = int(samples)
-    only = [a.strip() for a in os.environ.get(_ONLY_AGENTS_ENV, "").split(",") if a.strip()]
-    if only:
-        update["agents"] = only
-    return spec.model_copy(update=update) if update else spec
-# --- end of run overrides ----------------------------------------------------------------------
+# Set here for the forked workers of this invocation (declared in evaluator/settings).
+_SIM_ENV = Settings.simulated_url.env
+_INVOCATION_ENV = Settings.invocation.env
 
 
 def budget_path(task_set: str) -> Path:
     """The spend file of this invocation (shared by its forked workers)."""
-    invocation = os.environ.get(_INVOCATION_ENV, str(os.getpid()))
+    invocation = settings.invocation or str(os.getpid())
     return ctx.store().root / "budget" / f"{task_set}-{invocation}.json"
 
 
@@ -87,22 +49,19 @@ def _budget(plan: EvalPlan) -> Budget:
 def _model(plan: EvalPlan, agent_name: str) -> Any:
     """How to reach the agent's model; each executor bounds requests per endpoint (one flock
     set per store locally, one semaphore per cluster on Ray)."""
-    from evaluator.executor import ModelSpec
-    from evaluator.model import Prices
-
     agent = plan.agents[agent_name]
     m = agent.spec.model
-    url = os.environ.get(_SIM_ENV, "") if agent.simulated else m.endpoint
+    url = (settings.simulated_url or "") if agent.simulated else m.endpoint
     if not url:
         raise InfraError("no simulated endpoint is running for this process")
-    prices = Prices.load(evals_root() / plan.spec.prices) if plan.spec.prices else Prices()
+    prices = Prices.load(settings.evals_root / plan.spec.prices) if plan.spec.prices else Prices()
     return ModelSpec(url, m.id, m.api_key_env, m.timeout_s, m.max_retries, prices,
                      plan.spec.concurrency.model_requests)
 
 
 def _attempt_action(name: str, label: str) -> TaskFailed | None:
     gc.enable()
-    plan = _plan(name)
+    plan = ctx.eval_plan(name)
     pa = plan.find(label)
     store = ctx.store()
     if store.has("attempt", pa.key) or quarantined(store, plan.spec, pa.key):
@@ -115,35 +74,27 @@ def _attempt_action(name: str, label: str) -> TaskFailed | None:
         return None
     actual, failed = 0.0, True
     executor = ctx.executor(plan.spec.concurrency.sandboxes)
-    queue = QueueMarks(store.root, os.environ.get(_INVOCATION_ENV, str(os.getpid())))
+    queue = QueueMarks(store.root, settings.invocation or str(os.getpid()))
     try:
         for n in range(executor.tries):
             queue.wait(pa.key)
             try:
-                rec = executor.run_attempt(_work(plan, pa), store, lambda: queue.start(pa.key))
+                run = executor.run_attempt(_work(plan, pa), store, lambda: queue.start(pa.key))
             except WorkLost as exc:
                 # The node died under it: infra, counted, and the attempt goes to another node.
-                store.put_error("attempt", pa.key, {"cause": type(exc).__name__,
-                                                    "message": str(exc), "task_id": pa.task.id,
-                                                    "subject": pa.agent.name})
+                store.put_error("attempt", pa.key, exc, task_id=pa.task.id,
+                                subject=pa.agent.name)
                 print(f"{label}: infra error, " + ("handed to another node" if n + 1 <
                       executor.tries else "retried next run") + f": {exc}")
                 if quarantined(store, plan.spec, pa.key):
                     break
                 continue
-            actual = rec["cost"]["total_usd"]
-            store.put("attempt", pa.key, {
-                **rec, "task_set": name, "task_id": pa.task.id, "sample_idx": pa.sample_idx,
-                "status": "done", "lock_version": plan.lock.version,
-                "simulated": pa.agent.simulated,
-                "agent": {"name": pa.agent.name, "identity": pa.agent.identity,
-                          "prompt_hash": pa.agent.prompt_hash, "model": pa.agent.spec.model.id},
-            })
+            actual = run.cost["total_usd"]
+            store.write(pa.key, AttemptRecord.of(run, pa, name, plan.lock.version))
             failed = False
             break
     except EvalError as exc:
-        store.put_error("attempt", pa.key, {"cause": type(exc).__name__, "message": str(exc),
-                                            "task_id": pa.task.id, "subject": pa.agent.name})
+        store.put_error("attempt", pa.key, exc, task_id=pa.task.id, subject=pa.agent.name)
         print(f"{label}: infra error, retried next run: {type(exc).__name__}: {exc}")
     finally:
         queue.start(pa.key)
@@ -152,8 +103,6 @@ def _attempt_action(name: str, label: str) -> TaskFailed | None:
 
 
 def _work(plan: EvalPlan, pa: Any) -> Any:
-    from evaluator.executor import AttemptWork
-
     return AttemptWork(agent=pa.agent, task=pa.task, pin=plan.lock.pin(pa.task.id),
                        limits=pa.grade_spec.limits, key=pa.key, seed=pa.seed,
                        model=_model(plan, pa.agent.name),
@@ -162,13 +111,13 @@ def _work(plan: EvalPlan, pa: Any) -> Any:
 
 def _grade_action(name: str, label: str) -> TaskFailed | None:
     gc.enable()
-    plan = _plan(name)
+    plan = ctx.eval_plan(name)
     pa = plan.find(label)
     store = ctx.store()
-    attempt = store.get("attempt", pa.key)
+    attempt = store.read(AttemptRecord, pa.key)
     if attempt is None:
         return None  # quarantined or refused by the budget: nothing to grade
-    lost = lost_grade_recorder(store, pa.grade_key(attempt["patch"]), pa.task.id, pa.agent.name,
+    lost = lost_grade_recorder(store, pa.grade_key(attempt.patch), pa.task.id, pa.agent.name,
                                label)
     try:
         grade_attempt(store, ctx.executor(plan.spec.concurrency.sandboxes).grader(lost), plan, pa,
@@ -184,18 +133,15 @@ def lost_grade_recorder(store: Any, key: str, task_id: str, subject: str,
     does (the grader hands the grade to another node; its last loss is recorded by the caller)."""
 
     def lost(exc: WorkLost) -> None:
-        store.put_error("grade", key, {"cause": type(exc).__name__, "message": str(exc),
-                                       "task_id": task_id, "subject": subject})
+        store.put_error("grade", key, exc, task_id=task_id, subject=subject)
         print(f"{label}: grade infra error, handed to another node: {exc}")
 
     return lost
 
 
 def _summary_action(name: str) -> TaskFailed | None:
-    from evaluator.attempts import format_summary, summarize
-
     try:
-        plan = _plan(name)
+        plan = ctx.eval_plan(name)
     except EvalError as exc:
         return TaskFailed(str(exc))
     print(f"eval of task set {name!r} (version {plan.lock.version}), "
@@ -203,6 +149,8 @@ def _summary_action(name: str) -> TaskFailed | None:
           f"the gold gate:")
     rows = summarize(ctx.store(), plan)
     print(format_summary(rows))
+    for agent, why in sorted(plan.refused.items()):
+        print(f"refused: agent {agent!r}: {why}")
     state = _budget(plan).state()
     if state.get("refused"):
         print(f"budget: {state['refused']} attempt(s) not started, cap ${plan.spec.budget_usd} "
@@ -210,20 +158,20 @@ def _summary_action(name: str) -> TaskFailed | None:
     unfinished = sum(r["pending"] + r["error"] + r["ungraded"] for r in rows)
     held = sum(r["quarantined"] for r in rows)
     if held:
-        from evaluator.pipeline._quarantine import quarantine_hint
-
         print(quarantine_hint(name, held))
-    if unfinished or held:
+    if unfinished or held or plan.refused:
         return TaskFailed("; ".join(
             ([f"{unfinished} attempt(s) unfinished (infra errors or budget); run `doit eval:{name}` "
               "again to retry them"] if unfinished else [])
-            + ([quarantine_hint(name, held)] if held else [])))
+            + ([quarantine_hint(name, held)] if held else [])
+            + ([f"agent(s) {', '.join(sorted(plan.refused))} refused (see above); the others "
+                "ran"] if plan.refused else [])))
     return None
 
 
 def _plan_action(name: str) -> TaskFailed | None:
     try:
-        plan = _plan(name)
+        plan = ctx.eval_plan(name)
     except EvalError as exc:
         return TaskFailed(str(exc))
     store = ctx.store()
@@ -236,18 +184,19 @@ def _plan_action(name: str) -> TaskFailed | None:
         print(f"would run {pa.label:60} ~${cost:.4f} ({how})")
     print(f"{len(todo)} of {len(plan.attempts)} attempts would run; estimated cost ${total:.4f}"
           + (f"; budget per run ${plan.spec.budget_usd}" if plan.spec.budget_usd else ""))
+    for agent, why in sorted(plan.refused.items()):
+        print(f"refused: agent {agent!r}: {why}")
     return None
 
 
 def _ensure_simulated(plan: EvalPlan) -> None:
     """Start one simulated endpoint in the parent; forked workers inherit its address."""
-    if os.environ.get(_SIM_ENV) or not any(a.simulated for a in plan.agents.values()):
+    if settings.simulated_url or not any(a.simulated for a in plan.agents.values()):
         return
-    import atexit
 
-    from evaluator.simulated import start_simulated_endpoint
 
-    endpoint = start_simulated_endpoint(ctx.tasks_root(), os.environ.get("EVAL_SIMULATED_CONFIG"))
+    config = settings.simulated_config
+    endpoint = start_simulated_endpoint(ctx.tasks_root(), None if config is None else str(config))
     atexit.register(endpoint.close)
     os.environ[_SIM_ENV] = endpoint.base_url
 
@@ -256,20 +205,22 @@ def eval_tasks(names: list[str]) -> Iterator[dict[str, Any]]:
     """Yield attempt, grade, summary and plan targets for every set with an evals/<set>.yaml."""
     store = ctx.store()
     os.environ.setdefault(_INVOCATION_ENV, str(os.getpid()))
+    protect_harness()  # this process and its forked workers hold the model's key in environ
     yield {"basename": "attempt", "name": None,
            "doc": "one attempt (<set>/<agent>/<task>/<sample>); run by eval:<set>"}
     yield {"basename": "evalgrade", "name": None,
            "doc": "the grade and policy checks of one attempt; run by eval:<set>"}
-    for name in names:
-        if not (evals_root() / f"{name}.yaml").is_file():
+    asked = ctx.asked("eval")
+    for name in sorted({*names, *asked}):
+        if not (settings.evals_root / f"{name}.yaml").is_file() and name not in asked:
             continue
         summary: dict[str, Any] = {
             "basename": "eval", "name": name, "actions": [(_summary_action, [name])],
             "uptodate": [False], "verbosity": 2, "task_dep": [],
             "doc": f"run every configured agent on the valid tasks of {name}, grade, summarise"}
         try:
-            plan = _plan(name)
-        except EvalError:
+            plan = ctx.eval_plan(name)
+        except Exception:  # a bad agent or eval file (or a bug) fails this eval alone
             yield summary  # its action reports why
             continue
         pending = False
@@ -295,8 +246,9 @@ def eval_tasks(names: list[str]) -> Iterator[dict[str, Any]]:
 
 
 def plan_tasks(names: list[str]) -> Iterator[dict[str, Any]]:
-    for name in names:
-        if (evals_root() / f"{name}.yaml").is_file():
+    asked = ctx.asked("plan")
+    for name in sorted({*names, *asked}):
+        if (settings.evals_root / f"{name}.yaml").is_file() or name in asked:
             yield {"name": name, "actions": [(_plan_action, [name])], "uptodate": [False],
                    "verbosity": 2,
                    "doc": f"list the attempts of {name} that would run and their estimated cost"}

@@ -1,4 +1,5 @@
-"""`gold:<set>`: one doit target per grade rep, one per verdict, and a summary that prints them."""
+"""`gold:<set>`: one doit target per grade rep, one per bundled exploit of each task, one per
+verdict, and a summary that prints them."""
 
 from __future__ import annotations
 
@@ -10,7 +11,17 @@ from typing import Any
 from doit.exceptions import TaskFailed
 
 from evaluator.errors import EvalError, InfraError
-from evaluator.gold import GoldPlan, plan_gold, run_grade, write_verdict
+from evaluator.gold import (
+    INCOMPLETE,
+    GoldPlan,
+    VerdictRecord,
+    exploit_summary,
+    plan_gold,
+    run_exploits_of,
+    run_grade,
+    summary_line,
+    write_verdict,
+)
 from evaluator.pipeline import _context as ctx
 from evaluator.pipeline._evaljobs import lost_grade_recorder
 
@@ -37,7 +48,30 @@ def _grade_action(name: str, task_id: str, subject: str, rep: int) -> TaskFailed
         return None
     except EvalError as exc:
         return TaskFailed(f"{task_id} {subject} rep {rep}: {type(exc).__name__}: {exc}")
-    print(f"{task_id:32} {subject:5} rep {rep}: {rec['outcome'] if rec else '?'}")
+    print(f"{task_id:32} {subject:5} rep {rep}: {rec.outcome}")
+    return None
+
+
+def _exploit_action(name: str, task_id: str, family: str) -> TaskFailed | None:
+    gc.enable()
+    loaded = ctx.load(name)
+    assert loaded.task_set is not None and loaded.lock is not None
+    plan = _plans(name)[task_id]
+    key = dict(plan.exploit_keys)[family]
+    label = f"{task_id} exploit {family}"
+    lost = lost_grade_recorder(ctx.store(), key, task_id, f"exploit {family}", label)
+    try:
+        grader = ctx.executor(ctx.sandbox_limit()).grader(lost)
+        rec = run_exploits_of(ctx.store(), grader, loaded.task_set, loaded.lock, plan, family)
+    except InfraError as exc:
+        print(f"{label}: infra error, retried next run: {exc}")
+        return None
+    except EvalError as exc:
+        return TaskFailed(f"{label}: {type(exc).__name__}: {exc}")
+    if rec is not None:
+        how = f"{rec.status}" + (f" by the {rec.caught_by}" if rec.caught_by else "")
+        print(f"{task_id:32} exploit {family:18} {how}"
+              + (f" (graded: {rec.grade_outcome})" if rec.graded else ""))
     return None
 
 
@@ -48,14 +82,14 @@ def _verdict_action(name: str, task_id: str) -> None:
     write_verdict(ctx.store(), loaded.task_set, loaded.lock, plan)
 
 
-def format_verdicts(rows: dict[str, dict[str, Any]]) -> str:
+def format_verdicts(rows: dict[str, VerdictRecord]) -> str:
     lines = [f"{'task':34} {'verdict':20} why"]
     for tid, rec in sorted(rows.items()):
-        fixture = f" [fixture: {rec['fixture']}]" if rec.get("fixture") else ""
-        lines.append(f"{tid:34} {rec['verdict']:20} {rec.get('why', '')}{fixture}")
+        fixture = f" [fixture: {rec.fixture}]" if rec.fixture else ""
+        lines.append(f"{tid:34} {rec.verdict:20} {rec.why}{fixture}")
     counts: dict[str, int] = {}
     for rec in rows.values():
-        counts[rec["verdict"]] = counts.get(rec["verdict"], 0) + 1
+        counts[rec.verdict] = counts.get(rec.verdict, 0) + 1
     lines.append("totals: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
     return "\n".join(lines)
 
@@ -65,13 +99,17 @@ def _summary_action(name: str) -> TaskFailed | None:
     if loaded.error is not None:
         return TaskFailed(str(loaded.error))
     assert loaded.task_set is not None and loaded.lock is not None
+    try:
+        plans = _plans(name)
+    except EvalError as exc:
+        return TaskFailed(str(exc))
     print(f"gold gate of task set {name!r} (version {loaded.lock.version}):")
     store = ctx.store()
-    rows = {tid: store.get("verdict", p.verdict_key) or {
-        "task_id": tid, "verdict": "incomplete", "why": f"run `doit gold:{name}`"}
-        for tid, p in _plans(name).items()}
+    rows = {tid: store.read(VerdictRecord, p.verdict_key) or VerdictRecord.undecided(tid, name)
+            for tid, p in plans.items()}
     print(format_verdicts(rows))
-    undecided = [t for t, r in rows.items() if r["verdict"] == "incomplete"]
+    print(summary_line(exploit_summary(rows)))
+    undecided = [t for t, r in rows.items() if r.verdict == INCOMPLETE]
     if undecided:
         return TaskFailed(f"{len(undecided)} task(s) undecided (infra errors); run "
                           f"`doit gold:{name}` again to retry them")
@@ -83,9 +121,12 @@ def gold_tasks(names: list[str]) -> Iterator[dict[str, Any]]:
     store = ctx.store()
     yield {"basename": "grade", "name": None,
            "doc": "one grade of the gold gate (<set>/<task>/<gold|empty>/<rep>); run by gold:<set>"}
+    yield {"basename": "exploit", "name": None,
+           "doc": "one bundled exploit on one valid task (<set>/<task>/<family>); run by "
+                  "gold:<set>"}
     yield {"basename": "verdict", "name": None,
            "doc": "one task's gold-gate verdict (<set>/<task>); run by gold:<set>"}
-    for name in names:
+    for name in [*names, *ctx.asked("gold", names)]:
         loaded = ctx.load(name)
         summary: dict[str, Any] = {
             "basename": "gold", "name": name, "actions": [(_summary_action, [name])],
@@ -95,10 +136,15 @@ def gold_tasks(names: list[str]) -> Iterator[dict[str, Any]]:
         if loaded.task_set is None or loaded.lock is None:
             yield summary  # its action reports why the set cannot run
             continue
-        plans = _plans(name).values()
+        try:
+            plans = _plans(name).values()
+        except EvalError:  # a bad set.yaml field fails this set's gate alone
+            yield summary  # its action reports why
+            continue
         if store.remote is not None:  # an empty local store fills from the remote in parallel
             store.prefetch("grade", [k for p in plans for k in (*p.gold_keys, *p.empty_keys)])
-            store.prefetch("verdict", [p.verdict_key for p in plans])
+            store.prefetch("exploit", [k for p in plans for _, k in p.exploit_keys])
+            store.prefetch(VerdictRecord.KIND, [p.verdict_key for p in plans])
         for plan in plans:
             tid = plan.task.id
             grade_names = []
@@ -109,8 +155,18 @@ def gold_tasks(names: list[str]) -> Iterator[dict[str, Any]]:
                     yield {"basename": "grade", "name": grade_name,
                            "actions": [(_grade_action, [name, tid, subject, rep])],
                            "uptodate": [store.has("grade", key)], "verbosity": 2}
+            decided = store.has(VerdictRecord.KIND, plan.verdict_key)
+            exploit_names = []
+            for family, key in plan.exploit_keys:
+                exploit_name = f"{name}/{tid}/{family}"
+                exploit_names.append(f"exploit:{exploit_name}")
+                # Runs after the task's gold grades; on a task they leave invalid it does nothing.
+                yield {"basename": "exploit", "name": exploit_name,
+                       "actions": [(_exploit_action, [name, tid, family])],
+                       "task_dep": grade_names, "verbosity": 2,
+                       "uptodate": [decided or store.has("exploit", key)]}
             yield {"basename": "verdict", "name": f"{name}/{tid}",
-                   "actions": [(_verdict_action, [name, tid])], "task_dep": grade_names,
-                   "uptodate": [store.has("verdict", plan.verdict_key)]}
+                   "actions": [(_verdict_action, [name, tid])],
+                   "task_dep": [*grade_names, *exploit_names], "uptodate": [decided]}
             summary["task_dep"].append(f"verdict:{name}/{tid}")
         yield summary

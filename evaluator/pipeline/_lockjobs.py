@@ -10,15 +10,22 @@ from typing import Any
 from doit.exceptions import TaskFailed
 
 from evaluator.errors import EvalError
+from evaluator.images import (
+    BASE_TAG,
+    base_is_current,
+    build_task_image,
+    ensure_base_image,
+    task_image_current,
+)
+from evaluator.images import repin as repin_base
 from evaluator.lock import DockerPinResolver, lock_path, lock_problems, read_lock, resolve_lock
 from evaluator.pipeline import _context as ctx
-from evaluator.store._files import replace_atomic
+from evaluator.pipeline._seals import seal_set
+from evaluator.store import replace_atomic
 
 
 def build_images(name: str) -> TaskFailed | None:
     """Build every missing or outdated task image of the set (the base image first)."""
-    from evaluator.images import BASE_TAG, build_task_image, ensure_base_image, task_image_current
-
     loaded = ctx.load(name, need_lock=False)
     if loaded.task_set is None:
         return TaskFailed(str(loaded.error))
@@ -51,13 +58,13 @@ def write_lock(name: str, repin: bool = False) -> TaskFailed | None:
         return TaskFailed(str(loaded.error))
     try:
         if repin:
-            from evaluator.images import repin as repin_base
-
             repin_base()
         failed = build_images(name)
         if failed is not None:
             return failed
         lock = resolve_lock(loaded.task_set, DockerPinResolver(ctx.docker()))
+        old = _old_tasks(lock_path(name, ctx.lock_dir()))
+        lock = seal_set(loaded.task_set, lock, ctx.docker(), old)
     except EvalError as exc:
         return TaskFailed(str(exc))
     path = lock_path(name, ctx.lock_dir())
@@ -66,6 +73,15 @@ def write_lock(name: str, repin: bool = False) -> TaskFailed | None:
     replace_atomic(path, lock.to_json(), path.parent)
     print(f"wrote {path} (task set version {lock.version}, {len(lock.tasks)} tasks)")
     return None
+
+
+def _old_tasks(path: Any) -> dict[str, Any]:
+    """The tasks of the lock being replaced, as written (what each image was found to hold)."""
+    try:
+        tasks = json.loads(path.read_text())["tasks"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    return tasks if isinstance(tasks, dict) else {}
 
 
 def _say_changed_images(path: Any, lock: Any) -> None:
@@ -107,8 +123,6 @@ def lock_is_current(task: Any, name: str) -> bool:
 
 
 def _built_images_current(task_set: Any) -> bool:
-    from evaluator.images import base_is_current, task_image_current
-
     builds = [(t.spec.image, t.dir / t.spec.build.repo) for t in task_set.tasks
               if t.spec.build is not None]
     if not builds:
@@ -120,13 +134,13 @@ def _built_images_current(task_set: Any) -> bool:
 
 
 def image_tasks(names: list[str]) -> Iterator[dict[str, Any]]:
-    for name in names:
+    for name in [*names, *ctx.asked("images", names)]:
         yield {"name": name, "actions": [(build_images, [name])], "uptodate": [False],
                "doc": f"build the images of task set {name}", "verbosity": 2}
 
 
 def lock_tasks(names: list[str]) -> Iterator[dict[str, Any]]:
-    for name in names:
+    for name in [*names, *ctx.asked("lock", names)]:
         yield {"name": name, "actions": [(write_lock, [name])],
                "uptodate": [(lock_is_current, [name])], "verbosity": 2,
                "params": [{"name": "repin", "long": "repin", "type": bool, "default": False,

@@ -17,7 +17,7 @@ from typing import Any
 from evaluator.attempts import quarantined
 from evaluator.errors import BadInputError, EvalError
 from evaluator.pipeline import _context as ctx
-from evaluator.pipeline._evaljobs import _plan
+from evaluator.settings import add_path_options, add_set_option
 
 
 def quarantine_hint(name: str, count: int) -> str:
@@ -29,7 +29,7 @@ def quarantine_hint(name: str, count: int) -> str:
 def selected(name: str, *, agent: str | None = None, task: str | None = None,
              key: str | None = None) -> list[Any]:
     """The quarantined planned attempts of set `name` that match every filter given."""
-    plan = _plan(name)
+    plan = ctx.eval_plan(name)
     store = ctx.store()
     for what, value, known in (("agent", agent, set(plan.agents)),
                                ("task", task, {pa.task.id for pa in plan.attempts})):
@@ -67,9 +67,10 @@ def _run(args: argparse.Namespace) -> int:
 def add_commands(sub: Any) -> None:
     p = sub.add_parser("quarantine", help="list or release quarantined attempts of a set")
     p.add_argument("action", choices=("list", "release"))
-    p.add_argument("--set", required=True, help="the task set (evals/<set>.yaml)")
+    add_set_option(p, help="the task set (evals/<set>.yaml)")
     p.add_argument("--agent", help="only this agent's attempts")
     p.add_argument("--task", help="only this task's attempts")
     p.add_argument("--key", help="only the attempt whose key starts with this")
     p.add_argument("--all", action="store_true", help="release every quarantined attempt")
+    add_path_options(p)
     p.set_defaults(run=_run)

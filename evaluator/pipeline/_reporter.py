@@ -13,7 +13,11 @@ from typing import Any
 
 from doit.reporter import ConsoleReporter
 
+from evaluator.executor import QueueMarks
+from evaluator.pipeline import _context as ctx
 from evaluator.pipeline._budget import Budget
+from evaluator.pipeline._evaljobs import budget_path
+from evaluator.settings import settings
 
 
 class QuietReporter(ConsoleReporter):
@@ -54,8 +58,6 @@ class QuietReporter(ConsoleReporter):
         self._progress()
 
     def _progress(self) -> None:
-        from evaluator.pipeline._evaljobs import budget_path
-
         spent = errors = 0.0
         for name in self._sets:
             state = Budget(budget_path(name), None).state()
@@ -71,15 +73,9 @@ class QuietReporter(ConsoleReporter):
     def _queue_age(self, elapsed: float) -> float:
         """The oldest waiting attempt's wait: one doit has not started yet has waited since the
         run began; a started one waits for a sandbox slot (or a node) until its mark goes."""
-        import os
-
-        from evaluator.executor import QueueMarks
-        from evaluator.pipeline import _context as ctx
-        from evaluator.pipeline._evaljobs import _INVOCATION_ENV
-
         if self._total < self._pending:
             return elapsed
-        return QueueMarks(ctx.store().root, os.environ.get(_INVOCATION_ENV, "")).oldest()
+        return QueueMarks(ctx.store().root, settings.invocation or "").oldest()
 
     def skip_uptodate(self, task: Any) -> None:
         pass

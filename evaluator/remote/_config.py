@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final, Literal, cast
 
 from evaluator.remote._errors import RemoteConfigError
+from evaluator.settings import SettingError, Settings, settings
 
-REMOTE_ENV = "EVAL_REMOTE"
-MODE_ENV = "EVAL_REMOTE_MODE"
-ENDPOINT_ENV = "EVAL_REMOTE_ENDPOINT"
+REMOTE_ENV = Settings.remote.env
+MODE_ENV = Settings.remote_mode.env
+ENDPOINT_ENV = Settings.remote_endpoint.env
 READ: Final = "read"
 READWRITE: Final = "readwrite"
 
@@ -67,10 +67,13 @@ class RemoteConfig:
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> RemoteConfig | None:
-        """The remote named by $EVAL_REMOTE, or None when it is unset or empty."""
-        env = os.environ if env is None else env
-        url = env.get(REMOTE_ENV, "").strip()
-        if not url:
+        """The remote named by $EVAL_REMOTE (`settings.remote`; in `env` when given), or None
+        when it is unset or empty."""
+        of = settings if env is None else Settings(env)
+        if of.remote is None:
             return None
-        mode = env.get(MODE_ENV, "").strip() or READWRITE
-        return cls.parse(url, mode, env.get(ENDPOINT_ENV, "").strip() or None)
+        try:
+            mode, endpoint = of.remote_mode, of.remote_endpoint
+        except SettingError as exc:
+            raise RemoteConfigError(str(exc)) from None
+        return cls.parse(of.remote, mode, endpoint)

@@ -9,6 +9,7 @@ import sys
 import threading
 
 from evaluator.errors import BadInputError
+from evaluator.settings import add_path_options, given_paths, settings
 
 from ._config import load_config
 from ._server import make_server
@@ -20,7 +21,8 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m evaluator.simulated",
         description="A simulated OpenAI-compatible endpoint that plays a coding model.",
     )
-    parser.add_argument("--tasks-root", required=True, help="folder holding <set>/<task>/ folders")
+    add_path_options(parser, only=("tasks_root",))  # --tasks, as on every other command
+    parser.add_argument("--tasks-root", dest="tasks_root", help=argparse.SUPPRESS)  # old spelling
     parser.add_argument("--config", default=None, help="YAML config (default: default.yaml)")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
@@ -31,6 +33,8 @@ def main(argv: list[str] | None = None) -> int:
         help="stop when stdin closes, so a crashed parent leaves no server behind",
     )
     args = parser.parse_args(argv)
+    with settings.given(**given_paths(args)):
+        args.tasks_root = settings.tasks_root
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.WARNING,
         stream=sys.stderr,

@@ -71,7 +71,7 @@ def start_simulated_endpoint(
         sys.executable,
         "-m",
         "evaluator.simulated",
-        "--tasks-root",
+        "--tasks",
         str(tasks_root),
         "--port",
         str(port),

@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, field_validator, model_validator
 
 from evaluator.datafiles import StrictModel
+from evaluator.images import TASK_USER, TASK_WORKDIR
 
 _ID = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 _PINNED = re.compile(r"^[^@\s]+@sha256:[0-9a-f]{64}$")
@@ -37,6 +38,9 @@ class SetSpec(StrictModel):
     name: str = Field(description="the set's name; must equal its folder name")
     description: str = Field("", description="one line for people")
     gold_reps: int = Field(3, ge=1, le=50, description="times gold and empty patches are graded")
+    exploits: Literal["all"] | list[str] = Field(
+        "all", description="the gold gate's bundled exploit families run on each valid task: "
+        "`all`, or a list of their names (`[]` for none; see evaluator/gold/README.md)")
     sandbox: SandboxSpec = Field(SandboxSpec(), description="sandbox limits")
 
 
@@ -46,12 +50,18 @@ class TaskSpec(StrictModel):
     id: str = Field(description="task id; must equal the folder name")
     image: str = Field(description="image tag, or a pinned reference name@sha256:<64 hex>")
     build: BuildSpec | None = Field(None, description="how to build `image` locally")
-    workdir: str = Field("/testbed", description="where the repository lives in the image")
+    fetch: str = Field("", description="a command that pulls or builds `image`, named when the "
+                       "engine lacks it (the SWE-bench importer writes one)")
+    workdir: str = Field(TASK_WORKDIR, description="where the repository lives in the image")
     base_commit: str = Field("HEAD", description="git ref or sha of the base commit")
-    user: str = Field("1000:1000", description="user the sandbox runs as")
+    user: str = Field(TASK_USER, description="user the sandbox runs as")
     problem_statement: str = Field(description="file with the bug report the agent sees")
     hidden_tests: str = Field(description="folder laid over the repository before grading")
     gold_patch: str = Field(description="file with the reference patch")
+    activate: str = Field("", description="shell lines that activate the environment the tests "
+                          "run in (e.g. `. /opt/miniconda3/bin/activate && conda activate "
+                          "testbed`): run before the test command, and once for the agent, whose "
+                          "every command gets the variables they leave")
     test_command: str = Field(description="shell command; must contain {junit_xml} when "
                               "results is junit")
     results: Literal["junit", "pytest-log", "django", "sympy"] = Field(
@@ -61,6 +71,9 @@ class TaskSpec(StrictModel):
         "(plugin autoloading is off at grading)")
     fail_to_pass: list[str] = Field(min_length=1, description="ids that must go fail -> pass")
     pass_to_pass: list[str] = Field(default_factory=list, description="ids that must keep passing")
+    pass_to_pass_rule: Literal["passed", "swebench"] = Field(
+        "passed", description="what keeps a PASS_TO_PASS test: `passed` only, or `swebench`: "
+        "passed, skipped or xfail, as SWE-bench's harness counts it (imported rows)")
     test_files: list[str] = Field(default_factory=list, description="extra globs restored")
     fixture: Literal["flaky", "broken-gold"] | None = Field(None, description="gold-gate fixture")
 
@@ -91,15 +104,6 @@ class TaskSpec(StrictModel):
         bad = [p for p in v if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.]*", p)]
         if bad:
             raise ValueError(f"not a module or entry-point name: {bad}; write e.g. pytest_asyncio")
-        return v
-
-    @field_validator("test_command")
-    @classmethod
-    def _has_junit(cls, v: str) -> str:
-        if "PYTHONPATH=" in v and "$PYTHONPATH" not in v and "${PYTHONPATH" not in v:
-            # The grader puts its node-id plugin on PYTHONPATH; replacing it loses the plugin.
-            raise ValueError("must extend PYTHONPATH, not replace it: write "
-                             "PYTHONPATH=src${PYTHONPATH:+:$PYTHONPATH}")
         return v
 
     @field_validator("fail_to_pass", "pass_to_pass")

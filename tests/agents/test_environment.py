@@ -15,7 +15,7 @@ from evaluator.agents import (
     installed_distributions,
     locked_pins,
 )
-from tests.agents.conftest import fake_distribution
+from tests.agents.support import fake_distribution
 
 
 def test_pins_are_read_with_normalised_names(tmp_path) -> None:

@@ -15,9 +15,8 @@ from evaluator.attempts import drive_agent, thread_messages
 from evaluator.model import OpenAIClient, Prices, ScriptedModel
 from evaluator.sandbox import ExecResult
 from evaluator.simulated import trajectory_kind
-from tests.attempts.test_conversation import call
-from tests.attempts.test_limits import FakeSandbox
-from tests.simulated.conftest import PROBLEM, endpoint, tasks_root  # noqa: F401
+from tests.attempts.support import FakeSandbox, call
+from tests.simulated.support import PROBLEM
 
 REPO = Path(__file__).resolve().parents[2]
 SOLVING_SEED = next(s for s in range(100) if trajectory_kind("sim-strong", s, "calc-add", 0.7)
@@ -49,7 +48,7 @@ def bundled(tmp_path: Path, **settings: object):
     return load_agent("mini-swe-agent", tmp_path / "agents")
 
 
-def test_it_plays_the_simulated_model_through_to_its_submission(tmp_path, endpoint) -> None:  # noqa: F811
+def test_it_plays_the_simulated_model_through_to_its_submission(tmp_path, endpoint) -> None:
     steps: list[str] = []
     prices = Prices.load(REPO / "evals" / "prices.yaml")
     with OpenAIClient(endpoint.base_url, "sim-strong", prices=prices) as model:

@@ -14,7 +14,7 @@ import yaml
 from evaluator.hashing import hash_json
 from evaluator.simulated import trajectory_kind
 from evaluator.store import Store
-from tests.pipeline.conftest import REPO, Project, project  # noqa: F401
+from tests.pipeline.support import REPO, Project
 
 pytestmark = pytest.mark.docker
 
@@ -25,7 +25,7 @@ def kind(base_seed: int, sample: int) -> str:
     return trajectory_kind("sim-strong", int(hash_json([base_seed, sample])[:8], 16), "add-bug", 0.7)
 
 
-def test_mini_swe_agent_through_doit_eval_is_graded_on_its_submission(project: Project) -> None:  # noqa: F811
+def test_mini_swe_agent_through_doit_eval_is_graded_on_its_submission(project: Project) -> None:
     seed = next(s for s in range(1000) if kind(s, 0) == "solve" and kind(s, 1) == "wrong_edit")
     adir = project.root / "agents" / "mini-swe-agent"
     shutil.copytree(REPO / "agents" / "mini-swe-agent", adir)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.agents.conftest import CODE, agent_yaml, fake_distribution
+from tests.agents.support import CODE, agent_yaml, fake_distribution
 from tests.reports._world import World
 
 REPO = Path(__file__).resolve().parents[2]
@@ -26,7 +26,10 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> World:
     for rel, text in CODE.items():
         (tmp_path / "code" / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / "code" / rel).write_text(text)
-    fake_distribution(tmp_path / "site", "scaffold_lib", "2.4.6")
+    entry = tmp_path / "code" / "extagent" / "entry.py"
+    entry.write_text("import scaffold_lib\n" + entry.read_text())
+    fake_distribution(tmp_path / "site", "scaffold_lib", "2.4.6", "scaffold_lib")
+    fake_distribution(tmp_path / "site", "unrelated_lib", "1.0", "unrelated_lib")
     (w.agents_root / "ext" / "agent.yaml").write_text(yaml.safe_dump(agent_yaml(price="free")))
     w.outcomes("ext", {"t1": "R", "t2": "F"})
     return w
@@ -60,8 +63,11 @@ def test_a_helper_edit_makes_every_attempt_stale(world: World) -> None:
 
 def test_a_swapped_distribution_makes_every_attempt_stale(world: World) -> None:
     site = world.root.parent / "site"
+    shutil.rmtree(site / "unrelated_lib-1.0.dist-info")  # one the agent does not import
+    fake_distribution(site, "unrelated_lib", "1.1", "unrelated_lib")
+    assert stale(world) == (0, 2)
     shutil.rmtree(site / "scaffold_lib-2.4.6.dist-info")
-    fake_distribution(site, "scaffold_lib", "2.2.0")
+    fake_distribution(site, "scaffold_lib", "2.2.0", "scaffold_lib")
     assert stale(world) == (2, 2)
 
 

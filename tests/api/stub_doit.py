@@ -23,7 +23,8 @@ def main() -> int:
     agent = os.environ.get("EVAL_ONLY_AGENTS", "")
     with open(where / "calls.jsonl", "a") as f:
         f.write(json.dumps({"argv": sys.argv[1:], "agents": agent, "pid": os.getpid(),
-                            "samples": os.environ.get("EVAL_SAMPLES")}) + "\n")
+                            "samples": os.environ.get("EVAL_SAMPLES"),
+                            "isolation": os.environ.get("EVAL_ISOLATION")}) + "\n")
     mode_file = where / f"{agent}.mode"
     mode = mode_file.read_text().strip() if mode_file.is_file() else "sleep:0.5"
     task_set = sys.argv[-1].split(":", 1)[1]

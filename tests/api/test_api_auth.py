@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from evaluator.api import UnsafeBindError, check_bind, is_loopback
-from tests.api.conftest import Api, free_port, world_env
+from tests.api.support import Api, world_env
+from tests.helpers import free_port
 from tests.reports._world import World
 
 

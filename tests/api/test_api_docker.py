@@ -12,8 +12,8 @@ import pytest
 
 from evaluator.reports import compare, leaderboard_rows
 from evaluator.store import Store
-from tests.api.conftest import TERMINAL, ServerProcess
-from tests.pipeline.conftest import Project, executed
+from tests.api.support import TERMINAL, ServerProcess
+from tests.pipeline.support import Project, executed
 
 pytestmark = pytest.mark.docker
 RUN_S = 300  # a run of a few attempts takes 15-30 s here; leave room for a loaded machine

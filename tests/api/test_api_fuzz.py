@@ -19,7 +19,7 @@ from hypothesis.configuration import set_hypothesis_home_dir
 from schemathesis import GenerationMode
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
-from tests.api.conftest import Api
+from tests.api.support import Api
 from tests.reports._world import World
 
 TOKEN = "fuzz-token"

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import shutil
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from evaluator.reports import compare, leaderboard_rows
-from tests.api.conftest import Api
+from tests.api.support import Api
 from tests.reports._world import World
 
 GOOD = {"agent_version": "base", "task_set": "mini", "samples": 1}
@@ -92,3 +94,18 @@ def test_leaderboard_and_compare_are_the_reports(api: Api, world: World) -> None
     assert board.json() == {"task_set": "mini", "rows": leaderboard_rows("mini", **world.kwargs)}
     assert paired.json() == compare("mini", "base", "cand", **world.kwargs)
     assert not paired.json()["refused"]
+
+
+def test_an_agent_asking_for_less_isolation_than_the_run_allows_gets_422(
+        api: Api, world: World, stub_dir: Path) -> None:
+    path = world.agents_root / "cand" / "agent.yaml"
+    path.write_text(path.read_text() + "isolation: process\n")
+    r = api.post(**{**GOOD, "agent_version": "cand", "isolation": "namespace"})
+    assert r.status_code == 422 and f"{path}: field 'isolation'" in r.json()["detail"], r.text
+    ok = api.post(**{**GOOD, "agent_version": "cand", "isolation": "process"})
+    assert ok.status_code == 202, ok.text
+    assert api.run(ok.json()["id"])["isolation"] == "process"
+    api.wait(ok.json()["id"])
+    calls = [json.loads(line) for line in (stub_dir / "calls.jsonl").read_text().splitlines()]
+    assert [c["isolation"] for c in calls if c["agents"] == "cand"] == ["process"]
+    assert api.post(**{**GOOD, "isolation": "chroot"}).status_code == 422

@@ -6,8 +6,8 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from tests.api.conftest import world_env
-from tests.pipeline.conftest import DOIT
+from tests.api.support import world_env
+from tests.pipeline.support import DOIT
 from tests.reports._world import World
 
 
@@ -32,4 +32,4 @@ def test_the_knobs_narrow_the_plan_to_one_agent_and_set_its_samples(world: World
 def test_a_bad_samples_knob_says_what_to_set(world: World, tmp_path: Path) -> None:
     out = plan(world, tmp_path, EVAL_SAMPLES="0")
     assert out.returncode != 0
-    assert "$EVAL_SAMPLES is '0'; set a whole number from 1 to 100" in out.stdout + out.stderr
+    assert "$EVAL_SAMPLES is '0'; it takes a whole number from 1 to 100" in out.stdout + out.stderr

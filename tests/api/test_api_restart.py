@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.api.conftest import Api, ServerProcess, kill_workers, set_mode, world_env
+from tests.api.support import Api, ServerProcess, kill_workers, set_mode, world_env
 from tests.reports._world import World
 
 

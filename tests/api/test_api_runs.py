@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from tests.api.conftest import TERMINAL, Api, set_mode
+from tests.api.support import TERMINAL, Api, set_mode
 from tests.reports._world import World
 
 
@@ -43,9 +43,9 @@ def test_samples_default_to_the_eval_config(api: Api, stub_dir: Path) -> None:
 
 def test_the_same_request_returns_the_same_run_while_it_is_active(api: Api, world: World,
                                                                   stub_dir: Path) -> None:
-    set_mode(stub_dir, "base", "sleep:3")
+    identity = world.plan().agents["base"].identity  # seconds on a loaded machine: before the run
+    set_mode(stub_dir, "base", "sleep:6")
     first = api.post(agent_version="base", task_set="mini", samples=1).json()
-    identity = world.plan().agents["base"].identity
     again = api.post(agent_version="base", task_set="mini", samples=1).json()
     pinned = api.post(agent_version=f"base@{identity}", task_set="mini", samples=1).json()
     assert again["id"] == pinned["id"] == first["id"] and again["reused"] and pinned["reused"]

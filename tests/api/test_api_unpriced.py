@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from tests.api.conftest import Api
-from tests.reports._world import World
-from tests.reports.test_unpriced import UNKNOWN
+from tests.api.support import Api
+from tests.reports._world import UNKNOWN, World
 
 
 def test_an_unpriced_run_has_no_dollar_figure_and_says_why(api: Api, world: World) -> None:

@@ -3,7 +3,7 @@
 Each node has its own temporary directory and ports, and runs in a session of its own, so one
 node can be killed (SIGKILL to its process group, then its leftover workers by pid) without
 touching the others. Workers advertise `sandbox` slots and drive the Docker engine named by
-their DOCKER_HOST.
+their DOCKER_HOST, or slots of each backend they are given (`sandbox-<backend>`).
 """
 
 from __future__ import annotations
@@ -14,23 +14,19 @@ import logging
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tests.helpers import free_port
+
 REPO = Path(__file__).resolve().parents[2]
 RAY = str(Path(sys.executable).with_name("ray"))
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @dataclass
@@ -107,22 +103,54 @@ class Cluster:
         return node
 
     def start_head(self) -> None:
-        self._start("head", ["--head", "--port", str(self.gcs_port), "--include-dashboard=false",
-                             "--ray-client-server-port", str(self.client_port),
-                             "--resources", json.dumps({"head": 1})])
-        self._wait_nodes(1)
+        def start() -> list[Node]:
+            head = self._start("head", ["--head", "--port", str(self.gcs_port),
+                                        "--include-dashboard=false", "--ray-client-server-port",
+                                        str(self.client_port), "--resources",
+                                        json.dumps({"head": 1})])
+            self._wait_nodes(1, [head])
+            return [head]
+
+        self._retried(start)
         self.nodes[0].node_id = self.alive()[0]["NodeID"]
+
+    def _retried(self, start: Callable[[], list[Node]], tries: int = 3) -> list[Node]:
+        """`start`, again where its nodes died starting: `ray start` gives its raylet a fixed
+        30 s to register, which a machine at load 15 can miss."""
+        for attempt in range(tries):
+            before = list(self.nodes)
+            try:
+                return start()
+            except RuntimeError:
+                died = [n for n in self.nodes if n not in before]
+                if attempt == tries - 1 or not any(n.proc.poll() is not None for n in died):
+                    raise
+                for node in died:
+                    node.kill()
+                    self.nodes.remove(node)
+        raise AssertionError("unreachable")
 
     def start_worker(self, name: str, slots: int, docker_host: str | None = None) -> Node:
         return self.start_workers((name, slots, docker_host))[0]
 
-    def start_workers(self, *specs: tuple[str, int, str | None]) -> list[Node]:
-        """Worker nodes (name, sandbox slots, DOCKER_HOST), started at once."""
+    def start_workers(self, *specs: tuple[str, int, str | None]
+                      | tuple[str, int, str | None, tuple[str, ...]]) -> list[Node]:
+        """Worker nodes (name, sandbox slots, DOCKER_HOST[, backends]), started at once; one
+        given backends has that many slots of each of them (`sandbox-<backend>`), one without
+        has `sandbox` slots (Docker's, as before there were backends)."""
         alive = len(self.alive())
-        nodes = [self._start(name, ["--address", self.gcs, "--resources",
-                                    json.dumps({"sandbox": slots})], host)
-                 for name, slots, host in specs]
-        self._wait_nodes(alive + len(nodes), nodes)
+
+        def start() -> list[Node]:
+            nodes = []
+            for name, slots, host, *rest in specs:
+                backends = rest[0] if rest else ()
+                resources = {f"sandbox-{b}": slots for b in backends} or {"sandbox": slots}
+                nodes.append(self._start(name, ["--address", self.gcs, "--resources",
+                                                json.dumps(resources)], host))
+            self._wait_nodes(alive + len(nodes), nodes)
+            return nodes
+
+        nodes = self._retried(start)
         for node in nodes:  # a node's sockets live in its own temporary directory
             node.node_id = next(n["NodeID"] for n in self.alive()
                                 if n["RayletSocketName"].startswith(f"{node.temp}/"))
@@ -142,13 +170,18 @@ class Cluster:
         return [n for n in ray.nodes() if n["Alive"]]
 
     def _wait_nodes(self, count: int, starting: list[Node] | None = None,
-                    timeout: float = 120) -> None:
+                    timeout: float = 180) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if any(n.proc.poll() is not None for n in starting or self.nodes):
                 break  # one that is starting died (a node killed earlier may lie here too)
-            if len(self.alive()) >= count:
-                return
+            try:
+                if len(self.alive()) >= count:
+                    return
+            except ConnectionError:  # a head still starting on a loaded machine: ask again
+                import ray
+
+                ray.shutdown()
             time.sleep(0.3)
         logs = "\n".join(n.temp.with_suffix(".log").read_text(errors="replace")[-1500:]
                          for n in self.nodes)

@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 
 from evaluator.executor import LocalExecutor, WarmPool
-from evaluator.pipeline._slots import Slots
-from evaluator.sandbox import DockerSandboxes, SandboxLimits
+from evaluator.sandbox import DockerSandboxes, SandboxLimits, Slots
 
 pytestmark = pytest.mark.docker
 LIMITS = SandboxLimits(sandbox_timeout_s=60)
@@ -25,7 +24,8 @@ def _wait(cond, timeout: float = 60) -> bool:
 
 def test_work_that_waits_for_a_slot_finds_its_sandbox_warm(tmp_path: Path, docker_client,
                                                            base_image) -> None:
-    pool = WarmPool(2, 20, client=docker_client, permits=Slots(tmp_path, 2, "warm"))
+    pool = WarmPool(2, 20, sandboxes=DockerSandboxes(docker_client),
+                    permits=Slots(tmp_path, 2, "warm"))
     ex = LocalExecutor(DockerSandboxes(docker_client), Slots(tmp_path, 1).acquire,
                        lambda spec: None, pool)  # type: ignore[arg-type, return-value]
     said = []
@@ -50,7 +50,8 @@ def test_work_that_waits_for_a_slot_finds_its_sandbox_warm(tmp_path: Path, docke
 def test_warm_sandboxes_are_bounded_across_processes_pools(tmp_path: Path, docker_client,
                                                            base_image) -> None:
     # Two pools (two doit workers) share one permit file: one warm sandbox on the machine.
-    pools = [WarmPool(2, 20, client=docker_client, permits=Slots(tmp_path, 1, "warm"))
+    pools = [WarmPool(2, 20, sandboxes=DockerSandboxes(docker_client),
+                      permits=Slots(tmp_path, 1, "warm"))
              for _ in range(2)]
     try:
         for i, pool in enumerate(pools):

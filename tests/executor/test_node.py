@@ -5,7 +5,8 @@ import pytest
 from evaluator.errors import InfraError
 from evaluator.executor import WorkLost
 from evaluator.executor._node import NodeAgent
-from tests.engines import start_engine, unavailable
+from tests.engines import start_engine
+from tests.helpers import unavailable
 
 pytestmark = pytest.mark.docker
 
@@ -19,7 +20,7 @@ def test_an_engine_that_stops_under_work_makes_it_lost(monkeypatch: pytest.Monke
     node = NodeAgent(capacity=1)
     try:
         with pytest.raises(InfraError) as alive, node._engine_watch():
-            node.pool.client.ping()
+            assert node.pool.alive()
             raise InfraError("a sandbox failed")
         assert not isinstance(alive.value, WorkLost)  # the engine answers: the work's error
     finally:

@@ -21,8 +21,8 @@ from evaluator.sandbox import SandboxLimits
 from evaluator.store import Store
 from evaluator.taskset import load_task_set
 from tests.executor.cluster import Cluster
-from tests.executor.conftest import CountingProxy
-from tests.pipeline.conftest import Project
+from tests.executor.support import CountingProxy
+from tests.pipeline.support import Project
 
 pytestmark = pytest.mark.docker
 

@@ -12,8 +12,8 @@ import pytest
 from evaluator.store import Store
 from tests.engines import Engine
 from tests.executor.cluster import Cluster
-from tests.executor.conftest import CountingProxy, fresh_store
-from tests.pipeline.conftest import Project
+from tests.executor.support import CountingProxy, fresh_store
+from tests.pipeline.support import Project
 
 pytestmark = pytest.mark.docker
 

@@ -1,21 +1,15 @@
+import dataclasses
 import json
 from pathlib import Path
 
 import pytest
+import yaml
 
 from evaluator.errors import BadInputError, StaleLockError
-from evaluator.hashing import hash_json
-from evaluator.lock import load_locked, lock_path, lock_problems, read_lock, resolve_lock
+from evaluator.lock import ImageMissing, load_locked, lock_path, lock_problems, read_lock, resolve_lock
 from evaluator.taskset import load_task_set
 from tests.helpers import make_set
-
-
-class FakeResolver:
-    def image(self, ref: str) -> str:
-        return "sha256:" + hash_json(ref)
-
-    def commit(self, image: str, workdir: str, ref: str, user: str | None = None) -> str:
-        return hash_json([image, ref])[:40]
+from tests.lock.support import FakeResolver
 
 
 @pytest.fixture
@@ -107,3 +101,32 @@ def test_lock_errors_name_every_task_at_once(tmp_path: Path) -> None:
         resolve_lock(load_task_set("mini", tmp_path / "tasks"), _Refusing())
     assert "2 task(s)" in str(e.value)
     assert "'add-bug'" in str(e.value) and "'other-bug'" in str(e.value)
+
+
+def test_what_an_image_leaks_is_kept_in_the_lock_but_is_no_pin(locked) -> None:
+    ts, lock_dir = locked
+    lock = read_lock("mini", lock_dir)
+    history = {"leaks": True, "later_commits": 3, "findings": {"ref": ["refs/heads/fix x"]}}
+    pins = {**lock.tasks, "add-bug": dataclasses.replace(lock.pin("add-bug"), history=history)}
+    marked = dataclasses.replace(lock, tasks=pins)
+    lock_path("mini", lock_dir).write_bytes(marked.to_json())
+    again = read_lock("mini", lock_dir)
+    assert again.pin("add-bug").history == history and again.pin("other-bug").history is None
+    assert again.version == lock.version and lock_problems(ts, again) == []
+
+
+class _Missing(FakeResolver):
+    def image(self, ref: str) -> str:
+        raise ImageMissing(f"image {ref!r} is not on this Docker engine and pulling it failed")
+
+
+def test_a_missing_image_is_named_with_the_command_that_fetches_it(tmp_path: Path) -> None:
+    set_dir = make_set(tmp_path / "tasks", "mini", ("add-bug", "other-bug"))
+    spec = yaml.safe_load((set_dir / "other-bug" / "task.yaml").read_text())
+    del spec["build"]
+    spec.update(image="acme/other:1", fetch="make other-image")
+    (set_dir / "other-bug" / "task.yaml").write_text(yaml.safe_dump(spec))
+    with pytest.raises(BadInputError) as info:
+        resolve_lock(load_task_set("mini", tmp_path / "tasks"), _Missing())
+    assert "build it with `doit images:mini`" in str(info.value)  # the set builds add-bug's
+    assert "fetch it with `make other-image`" in str(info.value)

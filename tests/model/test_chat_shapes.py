@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from evaluator.model import Prices, ScriptedModel, ToolCall, Usage
-from tests.model.conftest import TOOL_CALL
+from tests.model.support import TOOL_CALL
 
 BASH = {"type": "function", "function": {"name": "bash", "parameters": {
     "type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]}}}

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from evaluator.store import Store
-from tests.pipeline.conftest import Project, executed
+from tests.pipeline.support import Project, executed
 
 pytestmark = pytest.mark.docker
 

@@ -8,7 +8,7 @@ import pytest
 
 from evaluator.sandbox._leftovers import _abandoned
 from evaluator.store import Store
-from tests.pipeline.conftest import Project, executed
+from tests.pipeline.support import Project, executed
 
 pytestmark = pytest.mark.docker
 

@@ -19,7 +19,8 @@ import pytest
 
 from evaluator.remote import RemoteConfig, S3Remote
 from evaluator.store import Store
-from tests.remote.conftest import Requests, free_port, s3_client, start_moto
+from tests.helpers import free_port
+from tests.remote.support import Requests, s3_client, start_moto
 
 BUCKET = "offline-team"
 KEY, OTHER = "ab" * 32, "cd" * 32

@@ -11,7 +11,8 @@ from evaluator.remote import (
     RemoteUnavailableError,
     S3Remote,
 )
-from tests.remote.conftest import MakeRemote, Requests, free_port, s3_client
+from tests.helpers import free_port
+from tests.remote.support import MakeRemote, Requests, s3_client
 
 DIGEST = "ab" * 32
 

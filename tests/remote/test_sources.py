@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from evaluator.reports._sources import Sources
-from tests.remote.conftest import MakeStore
-from tests.remote.test_store_remote import KEY, put_attempt
+from tests.remote.support import KEY, MakeStore, put_attempt
 
 
 def test_an_injected_store_keeps_its_remote(make_store: MakeStore,

@@ -5,28 +5,12 @@ from __future__ import annotations
 import json
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from evaluator.hashing import canonical_json
 from evaluator.store import Store
-from tests.remote.conftest import MakeRemote, MakeStore, Requests, free_port, s3_client
-
-KEY = "ab" * 32
-
-
-def put_attempt(store: Store, key: str = KEY, patch: bytes = b"diff --git a b\n") -> dict[str, Any]:
-    """An attempt as the pipeline writes one: a patch blob and a trajectory of observations."""
-    steps = [{"n": i, "observation": store.put_blob(f"output {i} of {key}".encode())}
-             for i in range(3)]
-    trajectory = store.put_blob(canonical_json({"key": key, "steps": steps}))
-    record = {"patch": store.put_blob(patch), "trajectory": trajectory, "status": "done",
-              "task_set": "demo", "subject": "agent-a"}
-    assert store.put("attempt", key, record)
-    rec = store.get("attempt", key)
-    assert rec is not None
-    return rec
+from tests.helpers import free_port
+from tests.remote.support import KEY, MakeRemote, MakeStore, Requests, put_attempt, s3_client
 
 
 def test_second_machine_runs_nothing_and_reads_identical_bytes(make_store: MakeStore) -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from evaluator.remote import RemoteConfig, S3Remote
 from evaluator.store import Store
-from tests.remote.conftest import Requests, TeamBucket, s3_client
+from tests.remote.support import Requests, TeamBucket, s3_client
 
 KEY = "ab" * 32
 

@@ -10,7 +10,7 @@ import pytest
 from evaluator.model import OpenAIClient
 from evaluator.simulated import SUBMIT
 from tests.helpers import unavailable
-from tests.simulated.conftest import PROBLEM
+from tests.simulated.support import PROBLEM
 
 BASH = {"type": "function", "function": {"name": "bash", "parameters": {
     "type": "object", "properties": {"command": {"type": "string"}}, "required": ["command"]}}}

@@ -21,7 +21,7 @@ def test_ready_line_then_clean_shutdown_on_sigterm(tasks_root) -> None:
         sys.executable,
         "-m",
         "evaluator.simulated",
-        "--tasks-root",
+        "--tasks",
         str(tasks_root),
         "--port",
         "0",

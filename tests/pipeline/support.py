@@ -1,4 +1,5 @@
-"""A throwaway project (tasks, lock, store, agents, evals) driven through the real `doit`."""
+"""Shared by the tests that run doit on a project of their own: the project, its builder, what a run
+executed."""
 
 from __future__ import annotations
 
@@ -9,12 +10,13 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-import pytest
 import yaml
 
 from tests.helpers import make_set
 
 REPO = Path(__file__).resolve().parents[2]
+
+
 DOIT = [sys.executable, "-m", "doit", "-f", str(REPO / "dodo.py")]
 
 
@@ -45,31 +47,6 @@ class Project:
 def executed(out: str, prefix: str) -> list[str]:
     """Targets doit really ran (the quiet reporter prints only those)."""
     return sorted(line[3:].strip() for line in out.splitlines() if line.startswith(f".  {prefix}"))
-
-
-@pytest.fixture
-def project(tmp_path: Path, docker_client, base_image) -> Project:
-    return new_project(tmp_path)
-
-
-@pytest.fixture(scope="session")
-def _gated_template(tmp_path_factory: pytest.TempPathFactory, docker_client,
-                    base_image) -> Path:
-    """One project locked and gold-gated per session; `gated` copies it for each test."""
-    template = new_project(tmp_path_factory.mktemp("gated"))
-    assert template.doit("lock:mini").returncode == 0
-    assert template.doit("-n", "2", "-P", "process", "gold:mini").returncode == 0
-    return template.root
-
-
-@pytest.fixture
-def gated(_gated_template: Path, tmp_path: Path) -> Project:
-    """A locked, gold-gated project of its own (a copy: its store, lock and doit state)."""
-    root = tmp_path / "project"
-    shutil.copytree(_gated_template, root, symlinks=True)
-    project = new_project(root, files=False)
-    project.eval_config()
-    return project
 
 
 _AGENTS = (("sim-a", "sim-weak"), ("sim-b", "sim-strong"))
