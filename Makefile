@@ -4,30 +4,68 @@ PY := $(VENV)/bin/python
 SET ?= demo
 JOBS ?= 4
 
-.PHONY: setup setup-run venv venv-run docker docker-run demo demo-mswea serve test lint bench
+.PHONY: setup setup-run venv venv-run docker docker-run demo demo-mswea serve test lint bench settings-doc \
+	venv-ray venv-mlflow venv-mini-swe-agent swebench-venv
 
 # Everything the tests use: the dev lock (the harness's own pins and the tools and services of
-# the tests), the engine and the test-only system packages.
-setup: venv docker
+# the tests), the official SWE-bench harness in a virtualenv of its own, the engine and the
+# test-only system packages. The three at once, each a make of its own (they wait on downloads
+# and disks, not on each other; within one, steps stay in order): fails if any fails.
+setup:
+	@pids=; for t in venv swebench-venv docker; do $(MAKE) --no-print-directory $$t & pids="$$pids $$!"; done; \
+	rc=0; for p in $$pids; do wait $$p || rc=1; done; exit $$rc
 
 # What running the harness needs: `make demo` on a fresh machine waits for nothing else. The
 # dev venv is a superset (the same pins), so one made by `make test` is reused as it is.
 setup-run: venv-run docker-run
 
-venv: $(VENV)/.installed
+venv: $(VENV)/.installed $(VENV)/bin/evaluator
 
-venv-run: $(VENV)/.installed-run
+venv-run: $(VENV)/.installed-run $(VENV)/bin/evaluator
 
-$(VENV)/.installed: requirements-dev.lock requirements.lock
+# The official harness (swebench 5.x) that tests/swebench/test_agreement_docker.py and
+# benchmarks/bench_swebench_agreement.py grade beside ours; never imported by the harness.
+SWEBENCH_VENV ?= .venv-swebench
+swebench-venv: $(SWEBENCH_VENV)/.installed
+
+$(SWEBENCH_VENV)/.installed: swebench-harness.lock
+	python3 -m venv $(SWEBENCH_VENV)
+	$(SWEBENCH_VENV)/bin/pip install -q --no-compile --disable-pip-version-check --require-hashes -r swebench-harness.lock
+	touch $@
+
+# The `evaluator` command that `[project.scripts]` in pyproject.toml declares, written here
+# because the venv finds the checkout through a .pth file instead of installing it.
+$(VENV)/bin/evaluator: $(VENV)/.installed-run
+	$(PY) -c "import sys; open('$@', 'w').write('#!' + sys.executable + '\n# evaluator.__main__:main ([project.scripts] in pyproject.toml)\nimport sys\nfrom evaluator.__main__ import main\nsys.exit(main())\n')"
+	chmod +x $@
+
+# Byte-compiled (unlike the other venvs): without it each Ray node's dashboard agent compiles
+# ray's modules as it starts and misses the raylet's 15 s wait for its ports under load.
+# The dev lock is downloaded into $(VENV)/wheels first and installed from there, so that the tests
+# can make fresh venvs of one extra each (tests/extras.py) without downloading anything again.
+$(VENV)/.installed: requirements-dev.lock requirements.lock requirements-build.lock
 	python3 -m venv $(VENV)
-	$(VENV)/bin/pip install -q --disable-pip-version-check --require-hashes -r requirements-dev.lock
+	$(VENV)/bin/pip download -q --disable-pip-version-check --require-hashes -d $(VENV)/wheels -r requirements-dev.lock
+	$(VENV)/bin/pip download -q --disable-pip-version-check --no-deps --require-hashes -d $(VENV)/wheels -r requirements-build.lock
+	$(VENV)/bin/pip install -q --disable-pip-version-check --require-hashes --no-index --find-links $(VENV)/wheels -r requirements-dev.lock
 	$(PY) -c "import os, site; open(os.path.join(site.getsitepackages()[0], 'evaluator-local.pth'), 'w').write(os.getcwd() + '\n')"
-	touch $@ $(VENV)/.installed-run
+	touch $@ $(VENV)/.installed-run $(addprefix $(VENV)/.installed-extra-,$(EXTRAS))
 
 $(VENV)/.installed-run: requirements.lock
 	python3 -m venv $(VENV)
-	$(VENV)/bin/pip install -q --disable-pip-version-check --require-hashes -r requirements.lock
+	$(VENV)/bin/pip install -q --no-compile --disable-pip-version-check --require-hashes -r requirements.lock
 	$(PY) -c "import os, site; open(os.path.join(site.getsitepackages()[0], 'evaluator-local.pth'), 'w').write(os.getcwd() + '\n')"
+	touch $@
+
+# One optional capability beside the harness's own pins, without the test tools: its lock holds
+# what the extra of pyproject.toml adds to requirements.lock (`make venv-ray`, `venv-mlflow`,
+# `venv-mini-swe-agent`; `.ci/lock-extras` writes the locks from the dev lock's pins).
+EXTRAS := ray mlflow mini-swe-agent
+
+$(addprefix venv-,$(EXTRAS)): venv-%: venv-run $(VENV)/.installed-extra-%
+
+$(VENV)/.installed-extra-%: requirements-%.lock requirements.lock $(VENV)/.installed-run
+	$(VENV)/bin/pip install -q --no-compile --disable-pip-version-check --require-hashes -r requirements.lock -r $<
 	touch $@
 
 docker:
@@ -44,8 +82,9 @@ demo: setup-run
 	$(VENV)/bin/doit report:$(SET)
 
 # The bundled mini-swe-agent (the real package) on the demo set beside reference-weak, whose
-# attempts `make demo` stored already; its own eval file (evals/mini-swe-agent/demo.yaml).
-demo-mswea: setup
+# attempts `make demo` stored already; its own eval file (evals/mini-swe-agent/demo.yaml). It
+# adds only the mini-swe-agent extra to what `make demo` installed.
+demo-mswea: setup-run venv-mini-swe-agent
 	$(VENV)/bin/doit lock:demo
 	$(VENV)/bin/doit -n $(JOBS) -P process gold:demo
 	EVAL_EVALS=evals/mini-swe-agent EVAL_REPORTS=reports/out/mini-swe-agent $(VENV)/bin/doit -n $(JOBS) -P process eval:demo
@@ -54,17 +93,23 @@ demo-mswea: setup
 serve: setup-run
 	$(PY) -m evaluator serve
 
+# docs/settings.md, from the declarations in evaluator/settings/_declared.py (a test checks it).
+settings-doc: venv-run
+	$(PY) -m evaluator config --markdown > docs/settings.md
+
+# ruff, mypy, and the layering's contracts ([tool.importlinter] in pyproject.toml).
 lint: venv
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports
 
 # Two workers: most test time waits on containers and servers. A file's tests keep to one
 # worker, so its module fixtures are made once, and all of tests/executor to one worker, so one
-# Ray cluster serves them (tests/conftest.py; xdist's loadgroup ignores its groups under pytest 9).
+# Ray cluster serves them (tests/schedule.py, longest first; xdist's loadgroup ignores its groups under pytest 9).
 TEST_JOBS ?= 2
 
 test: setup lint
-	$(PY) -m pytest -n $(TEST_JOBS) --dist loadfile
+	SWEBENCH_VENV=$(SWEBENCH_VENV) $(PY) -m pytest -n $(TEST_JOBS) --dist loadfile
 
 bench: setup
 	$(PY) benchmarks/bench_noop.py

@@ -59,12 +59,12 @@ sys.path.insert(0, str(REPO))
 
 from evaluator.executor import WarmPool  # noqa: E402
 from evaluator.images import BASE_TAG  # noqa: E402
-from evaluator.sandbox import SandboxLimits, docker_client  # noqa: E402
+from evaluator.sandbox import DockerSandboxes, SandboxLimits, docker_client  # noqa: E402
 from evaluator.simulated import start_simulated_endpoint  # noqa: E402
 from evaluator.store import Store  # noqa: E402
 from tests.engines import start_engine  # noqa: E402
 from tests.executor.cluster import start_cluster  # noqa: E402
-from tests.pipeline.conftest import Project, new_project  # noqa: E402
+from tests.pipeline.support import Project, new_project  # noqa: E402
 
 _TICK = os.sysconf("SC_CLK_TCK")
 _DOCKER_CGROUP = "/sys/fs/cgroup/cpuacct/docker/cpuacct.usage"
@@ -363,7 +363,7 @@ def main() -> None:
         engine.stop()
 
     client = docker_client()
-    pool = WarmPool(size=1, max_idle_s=60, client=client)
+    pool = WarmPool(size=1, max_idle_s=60, sandboxes=DockerSandboxes(client))
     try:
         image = client.images.get(BASE_TAG).id
         cold = _ttfc(pool, image, warm=False, n=5)

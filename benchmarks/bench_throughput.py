@@ -1,22 +1,29 @@
-"""Attempts per minute at concurrency 1, 4 and 8 against a plain `docker run` per command.
+"""Attempts per minute at concurrency 1, 4 and 8 on each sandbox backend, side by side, against
+a plain `docker run` per command.
 
 The same N attempts (agent reference-strong on the valid demo tasks, the simulated endpoint as
-its model) are run through `run_attempt` by a thread pool of 1, 4 and 8 workers, each config
-timed by wall clock. Every attempt keeps its seed in every config, so every config does the
-same work: the simulated model is a pure function of (model, seed, task, step) and nothing
-here caches (a fresh temporary store, `run_attempt` called directly rather than through the
-pipeline that skips stored attempts); each config's steps are checked against the first's.
+its model) are run through `run_attempt` by a thread pool of 1, 4 and 8 workers on each backend
+(`--backends`: a column each), each config timed by wall clock; the backends take turns at each
+concurrency, so a machine that gets busier mid-run slows them alike. Every attempt keeps its
+seed in every config, so every config does the same work: the simulated model is a pure
+function of (model, seed, task, step) and nothing here caches (a fresh temporary store,
+`run_attempt` called directly rather than through the pipeline that skips stored attempts);
+each config's steps are checked against the first's, on every backend.
 
-The baseline replays, one attempt at a time, what the concurrency-1 run did: the same model
-requests (recorded, sent again in order to the same endpoint) and each command the attempt ran
-in its sandbox (checkout, the agent's commands, the patch extraction) as its own
+The baseline replays, one attempt at a time, what the first backend's concurrency-1 run did:
+the same model requests (recorded, sent again in order to the same endpoint) and each command
+the attempt ran in its sandbox (checkout, the agent's commands, the patch extraction) as its own
 `docker run --rm --network none --user U -w W <image> sh -c CMD`. State cannot carry from one
 command to the next that way (an edit is gone before the tests run), so outputs differ: the
 baseline measures the cost of a fresh container per command, which is the point of comparing.
 
     .venv/bin/python benchmarks/bench_throughput.py [--attempts 10] [--concurrency 1 4 8]
+        [--backends docker podman ...]
 
-Needs the Docker engine and the demo images and lock (`.venv/bin/doit lock:demo`).
+Needs the Docker engine and the demo images and lock (`.venv/bin/doit lock:demo`), and each
+backend named (podman: its service, `.ci/podman-up`); a backend gets the images from the Docker
+engine by id on its first open, outside the timings. One that cannot open a sandbox is reported
+as not run, never left out silently.
 """
 
 from __future__ import annotations
@@ -41,11 +48,12 @@ sys.path.insert(0, str(REPO))
 
 from evaluator.agents import Agent, load_agent  # noqa: E402
 from evaluator.attempts import attempt_key, attempt_material, attempt_seed, run_attempt  # noqa: E402
+from evaluator.errors import EvalError  # noqa: E402
 from evaluator.grading import grade_spec  # noqa: E402
 from evaluator.hashing import hash_json  # noqa: E402
 from evaluator.lock import TaskPin, load_locked  # noqa: E402
 from evaluator.model import OpenAIClient, Prices  # noqa: E402
-from evaluator.sandbox import DockerSandboxes, SandboxLimits  # noqa: E402
+from evaluator.sandbox import BACKENDS, Sandboxes, SandboxLimits, open_backend  # noqa: E402
 from evaluator.sandbox._leftovers import OWNER, owner_label  # noqa: E402
 from evaluator.simulated import start_simulated_endpoint  # noqa: E402
 from evaluator.store import Store  # noqa: E402
@@ -118,14 +126,18 @@ class TimedSandbox:
 
 
 class TimedSandboxes:
-    """Stands in for DockerSandboxes in one attempt: times `open` (create, start, copy workdir)."""
+    """Stands in for a backend's Sandboxes in one attempt: times `open` (create, start, copy
+    workdir); the rest is the backend's."""
 
-    def __init__(self, inner: DockerSandboxes, run: Run) -> None:
+    def __init__(self, inner: Sandboxes, run: Run) -> None:
         self._inner, self._run = inner, run
 
     def open(self, image: str, limits: SandboxLimits, **kw: Any) -> TimedSandbox:
         return TimedSandbox(self._run.timed("sandbox open", lambda: self._inner.open(image, limits, **kw)),
                             self._run)
+
+    def __getattr__(self, name: str) -> Any:  # backend(), alive(), images, ...
+        return getattr(self._inner, name)
 
 
 class RecordingModel:
@@ -154,7 +166,7 @@ def plan(n: int, agent: Agent) -> list[Planned]:
     return out
 
 
-def run_config(concurrency: int, attempts: list[Planned], *, store: Store, sandboxes: DockerSandboxes,
+def run_config(concurrency: int, attempts: list[Planned], *, store: Store, sandboxes: Sandboxes,
                model: OpenAIClient, agent: Agent) -> tuple[float, list[Run]]:
     runs = [Run() for _ in attempts]
 
@@ -164,9 +176,10 @@ def run_config(concurrency: int, attempts: list[Planned], *, store: Store, sandb
         try:
             rec = run_attempt(store=store, sandboxes=TimedSandboxes(sandboxes, run),  # type: ignore[arg-type]
                               model=RecordingModel(model, run), agent=agent, task=pa.task, pin=pa.pin,
-                              limits=pa.limits, key=hash_json([pa.key, "concurrency", concurrency]),
+                              limits=pa.limits, key=hash_json([pa.key, "concurrency", concurrency,
+                                                  sandboxes.backend().name]),
                               seed=pa.seed)
-            run.steps, run.exit_reason = rec["steps"], rec["exit_reason"]
+            run.steps, run.exit_reason = rec.steps, rec.exit_reason
         except Exception as exc:  # counted and reported, never silently part of the figure
             run.error = f"{type(exc).__name__}: {exc}"
         run.wall_s = time.perf_counter() - t0
@@ -207,9 +220,10 @@ def run_baseline(attempts: list[Planned], recorded: list[Run], model: OpenAIClie
     return time.perf_counter() - t0, runs
 
 
-def fixed_costs(attempts: list[Planned], sandboxes: DockerSandboxes, reps: int = 5) -> dict[str, float]:
+def fixed_costs(attempts: list[Planned], sandboxes: Sandboxes, reps: int = 5) -> dict[str, float]:
     """Median seconds of the empty command each way; the first calls also warm up what is used
-    once per process (leftover cleanup, client connection, image metadata), outside the timings."""
+    once per process (leftover cleanup, client connection, image metadata, a backend's copy of
+    the image), outside the timings."""
     pa = attempts[0]
     user, workdir = pa.task.spec.user, pa.task.spec.workdir
     times: dict[str, list[float]] = defaultdict(list)
@@ -230,8 +244,9 @@ def fixed_costs(attempts: list[Planned], sandboxes: DockerSandboxes, reps: int =
     return {k: statistics.median(v) for k, v in times.items()}
 
 
-# The engine's own processes and those of containers: this run's show up there too.
-_ENGINE = ("dockerd", "containerd", "runc", "docker-init", "docker-proxy")
+# The engines' own processes and those of containers: this run's show up there too.
+_ENGINE = ("dockerd", "containerd", "runc", "docker-init", "docker-proxy", "podman", "conmon",
+           "catatonit", "crun", "bwrap")
 
 
 def _processes() -> dict[int, tuple[int, str, float]]:
@@ -254,7 +269,8 @@ def _processes() -> dict[int, tuple[int, str, float]]:
 def _in_container(pid: int) -> bool:
     try:
         with open(f"/proc/{pid}/cgroup") as f:
-            return "docker" in f.read()
+            text = f.read()
+        return "docker" in text or "libpod" in text
     except OSError:
         return False
 
@@ -264,9 +280,9 @@ class Neighbours(threading.Thread):
     not this run's, and CPU time spent by processes outside this one's tree, the engine's and the
     containers'. A run that had them says so."""
 
-    def __init__(self, sandboxes: DockerSandboxes, every_s: float = 1.0) -> None:
+    def __init__(self, engines: list[Any], every_s: float = 1.0) -> None:
         super().__init__(daemon=True)
-        self._client, self._every = sandboxes.client, every_s
+        self._clients, self._every = engines, every_s  # Docker-API clients (Docker, podman)
         self._stop_event = threading.Event()
         self.max_foreign = 0
         self.foreign_cpu_s: dict[str, float] = defaultdict(float)
@@ -277,13 +293,15 @@ class Neighbours(threading.Thread):
         mine = {OWNER: owner_label(), BENCH_LABEL: str(os.getpid())}
         seen = _processes()
         while not self._stop_event.wait(self._every):
-            try:
-                listed = self._client.api.containers()  # running ones; the labels come with the list
-                foreign = sum(1 for c in listed
-                              if not any((c.get("Labels") or {}).get(k) == v for k, v in mine.items()))
-                self.max_foreign = max(self.max_foreign, foreign)
-            except Exception:  # the engine was busy or a container went mid-listing; next sample
-                pass
+            foreign = 0
+            for client in self._clients:
+                try:
+                    listed = client.api.containers()  # running ones; the labels come with the list
+                    foreign += sum(1 for c in listed if not any(
+                        (c.get("Labels") or {}).get(k) == v for k, v in mine.items()))
+                except Exception:  # the engine was busy or a container went mid-listing
+                    pass
+            self.max_foreign = max(self.max_foreign, foreign)
             now = _processes()
             ours = {os.getpid()}
             for pid in sorted(now):  # parents mostly have lower pids; a second pass catches the rest
@@ -322,11 +340,52 @@ def per_attempt(runs: list[Run]) -> dict[str, tuple[int, float]]:
     return {k: (len(v), statistics.fmean(v) if v else 0.0) for k, v in sorted(merged.items())}
 
 
+def bring_image(sandboxes: Sandboxes, image: str) -> None:
+    """Copy `image` in from the Docker engine, by id, into a backend whose store reads the
+    engine itself (the daemonless one: `copy_from`, as `evaluator images load` would; podman
+    copies on its first open)."""
+    images: Any = sandboxes.images
+    if hasattr(images, "copy_from") and not images.has(image):
+        t0 = time.perf_counter()
+        images.copy_from(f"docker-daemon:{image}")
+        print(f"  {sandboxes.backend().name}: copied {image[:19]} in {time.perf_counter() - t0:.1f} s",
+              flush=True)
+
+
+def open_backends(names: list[str], attempts: list[Planned]) -> tuple[dict[str, Sandboxes],
+                                                                      dict[str, str]]:
+    """name -> its Sandboxes, warmed up and with its fixed costs printed; name -> why not run."""
+    opened, skipped = {}, {}
+    for name in names:
+        if name not in BACKENDS:
+            skipped[name] = f"not a backend of this checkout ({', '.join(BACKENDS)})"
+            continue
+        try:
+            sandboxes = open_backend(name)
+            for pa in {p.pin.image: p for p in attempts}.values():  # a backend's copy, untimed
+                bring_image(sandboxes, pa.pin.image)
+                sandboxes.open(pa.pin.image, pa.limits, user=pa.task.spec.user,
+                               workdir=pa.task.spec.workdir, purpose="bench",
+                               base_commit=pa.pin.base_commit).close()  # and its seal
+            fixed = fixed_costs(attempts, sandboxes)
+        except (EvalError, OSError) as e:
+            skipped[name] = str(e)[-400:]
+            continue
+        b = sandboxes.backend()
+        print(f"  {name} ({b.version}, disk {b.disk or '?'}{', ' + b.detail if b.detail else ''}) "
+              "fixed costs, median of 5: " + ", ".join(f"{k} {v * 1000:.0f} ms"
+                                                       for k, v in fixed.items()), flush=True)
+        opened[name] = sandboxes
+    return opened, skipped
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--attempts", type=int, default=10,
                     help="attempts per config; beyond the 10 valid demo tasks, further samples (seeds)")
     ap.add_argument("--concurrency", type=int, nargs="+", default=[1, 4, 8])
+    ap.add_argument("--backends", nargs="+", default=list(BACKENDS),
+                    help=f"sandbox backends, a column each (default: {' '.join(BACKENDS)})")
     args = ap.parse_args()
     levels = sorted(set(args.concurrency) | {1})
 
@@ -334,52 +393,78 @@ def main() -> None:
     attempts = plan(args.attempts, agent)
     m = agent.spec.model
     print(f"{len(attempts)} attempts ({AGENT} on {len({p.task.id for p in attempts})} demo tasks), "
-          f"{os.cpu_count()} CPUs, concurrency {levels}; the baseline replays the concurrency-1 run")
+          f"{os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}, concurrency {levels}, backends "
+          f"{args.backends}; the baseline replays the first backend's concurrency-1 run")
 
     with tempfile.TemporaryDirectory() as tmp, start_simulated_endpoint(REPO / "tasks") as endpoint:
         store = Store(Path(tmp) / "store")
         prices = Prices.load(REPO / "evals" / "prices.yaml")
         model = OpenAIClient(endpoint.base_url, m.id, timeout_s=m.timeout_s, max_retries=m.max_retries,
                              prices=prices, max_in_flight=max(levels))
-        sandboxes = DockerSandboxes()
-        neighbours = Neighbours(sandboxes)
+        backends, skipped = open_backends(args.backends, attempts)
+        if not backends:
+            raise SystemExit("no backend could open a sandbox: " + "; ".join(
+                f"{k}: {v}" for k, v in skipped.items()))
+        engines = [c for sb in backends.values() if (c := getattr(sb, "client", None)) is not None]
+        neighbours = Neighbours(engines)
         neighbours.start()
-        fixed = fixed_costs(attempts, sandboxes)
-        print("  fixed costs, idle machine (median of 5): " + ", ".join(
-            f"{k} {v * 1000:.0f} ms" for k, v in fixed.items()), flush=True)
 
-        results: dict[str, tuple[float, list[Run]]] = {}
+        results: dict[str, dict[str, tuple[float, list[Run]]]] = {b: {} for b in backends}
         for c in levels:
-            results[f"concurrency {c}"] = run_config(c, attempts, store=store, sandboxes=sandboxes,
-                                                     model=model, agent=agent)
-            print(f"  concurrency {c}: {results[f'concurrency {c}'][0]:.1f} s", flush=True)
-        results["docker run per cmd"] = run_baseline(attempts, results["concurrency 1"][1], model, agent)
-        print(f"  baseline: {results['docker run per cmd'][0]:.1f} s", flush=True)
+            for name, sandboxes in backends.items():  # taking turns: drift slows all alike
+                results[name][f"concurrency {c}"] = run_config(
+                    c, attempts, store=store, sandboxes=sandboxes, model=model, agent=agent)
+                print(f"  {name} concurrency {c}: {results[name][f'concurrency {c}'][0]:.1f} s "
+                      f"(load {os.getloadavg()[0]:.1f})", flush=True)
+        first = results[next(iter(backends))]["concurrency 1"][1]
+        baseline = run_baseline(attempts, first, model, agent)
+        print(f"  baseline: {baseline[0]:.1f} s", flush=True)
         model.close()
         neighbours.stop()
 
-    first = results["concurrency 1"][1]
-    for name, (_, runs) in results.items():
-        errors = [f"{pa.label}: {r.error}" for pa, r in zip(attempts, runs, strict=True) if r.error]
-        if errors:
-            print(f"WARNING {name}: {len(errors)} attempt(s) failed: " + "; ".join(errors[:3]))
-        if name.startswith("concurrency") and [r.steps for r in runs] != [r.steps for r in first]:
-            print(f"WARNING {name}: step counts differ from concurrency 1, the work is not identical")
+    for backend, configs in results.items():
+        for name, (_, runs) in configs.items():
+            errors = [f"{pa.label}: {r.error}" for pa, r in zip(attempts, runs, strict=True)
+                      if r.error]
+            if errors:
+                print(f"WARNING {backend} {name}: {len(errors)} attempt(s) failed: "
+                      + "; ".join(errors[:3]))
+            if [r.steps for r in runs] != [r.steps for r in first]:
+                print(f"WARNING {backend} {name}: step counts differ from the first backend's "
+                      "concurrency 1, the work is not identical")
+            if [r.exit_reason for r in runs] != [r.exit_reason for r in first]:
+                print(f"WARNING {backend} {name}: exit reasons differ from the first backend's "
+                      "concurrency 1")
+    for name, why in skipped.items():
+        print(f"NOT RUN {name}: {why}")
 
     print(neighbours.report())
     n = len(attempts)
-    base_s = results["docker run per cmd"][0]
-    one_s = results["concurrency 1"][0]
-    print(f"\n{'mode':<22}{'wall s':>8}{'attempts/min':>14}{'x baseline':>12}{'x conc. 1':>11}")
-    for name, (wall, _) in [("docker run per cmd", results["docker run per cmd"])] + [
-            (f"concurrency {c}", results[f"concurrency {c}"]) for c in levels]:
-        print(f"{name:<22}{wall:>8.1f}{n * 60 / wall:>14.1f}{base_s / wall:>12.2f}{one_s / wall:>11.2f}")
+    base_s = baseline[0]
+    names = list(results)
+    ref = names[0]
+    ratio = {b: max(12, len(f"{b}/{ref}") + 2) for b in names[1:]}  # each ratio column's width
+    head = f"{'attempts/min':<22}" + "".join(f"{b:>12}" for b in names)
+    head += "".join(f"{b + '/' + ref:>{ratio[b]}}" for b in names[1:]) + f"{'x baseline':>12}"
+    print(f"\n{head}")
+    print(f"{'docker run per cmd':<22}{n * 60 / base_s:>12.1f}")
+    for c in levels:
+        walls = {b: results[b][f"concurrency {c}"][0] for b in names}
+        row = f"{'concurrency ' + str(c):<22}" + "".join(f"{n * 60 / walls[b]:>12.1f}" for b in names)
+        row += "".join(f"{walls[ref] / walls[b]:>{ratio[b]}.2f}" for b in names[1:])
+        row += f"{base_s / walls[ref]:>12.2f}"
+        print(row)
+    one = {b: results[b]["concurrency 1"][0] for b in names}
+    if len(levels) > 1:
+        print("scaling (x its own concurrency 1): " + "; ".join(
+            f"{b} " + ", ".join(f"c{c} {one[b] / results[b][f'concurrency {c}'][0]:.2f}"
+                                for c in levels if c != 1) for b in names))
 
     steps = [r.steps for r in first]
     print(f"\nper attempt: {statistics.fmean(steps):.1f} agent steps (min {min(steps)}, max {max(steps)}), "
           f"exit reasons {sorted({r.exit_reason for r in first})}")
-    for name in ["concurrency 1", "docker run per cmd", *(f"concurrency {c}" for c in levels if c != 1)]:
-        wall, runs = results[name]
+    shown = [(f"{b} concurrency {c}", results[b][f"concurrency {c}"]) for c in levels for b in names]
+    for name, (_, runs) in [shown[0], ("docker run per cmd", baseline), *shown[1:]]:
         print(f"{name}: attempt wall mean {statistics.fmean(r.wall_s for r in runs):.2f} s")
         for what, (calls, mean) in per_attempt(runs).items():
             if what == "docker run nonzero":

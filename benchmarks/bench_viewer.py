@@ -38,7 +38,7 @@ def main() -> None:
     from evaluator.api import Settings
     from evaluator.reports import report_site
     from evaluator.viewer import Limits, Site
-    from tests.api.conftest import ThreadServer
+    from tests.api.support import ThreadServer
     from tests.viewer._world import ViewerWorld
 
     with tempfile.TemporaryDirectory() as tmp:

@@ -4,7 +4,7 @@
 runs next to the default engine without touching its state; images move to it with
 `docker save | docker load` (image ids are kept, so a digest pinned on one engine names the
 same image on the other). Used by the Ray executor's cluster tests and by image
-reproducibility tests; import the fixture with `from tests.engines import second_engine`.
+reproducibility tests through the `second_engine` fixture (tests/conftest.py).
 """
 
 from __future__ import annotations
@@ -15,13 +15,8 @@ import signal
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-
-import pytest
-
-from tests.helpers import unavailable
 
 _START_TIMEOUT_S = 60
 
@@ -111,15 +106,3 @@ def start_engine(prefix: str = "evaluator-engine-") -> Engine:
     tail = (root / "dockerd.log").read_text(errors="replace")[-2000:]
     engine.stop()
     raise RuntimeError(f"a second dockerd did not answer within {_START_TIMEOUT_S}s: {tail}")
-
-
-
-@pytest.fixture(scope="session")
-def second_engine() -> Iterator[Engine]:
-    """A second Docker engine for the whole session, stopped and removed at its end."""
-    try:
-        engine = start_engine()
-    except (RuntimeError, OSError) as e:
-        unavailable(f"cannot start a second Docker engine: {e}")
-    yield engine
-    engine.stop()

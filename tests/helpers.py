@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 import textwrap
 from pathlib import Path
 from typing import NoReturn
@@ -81,7 +82,9 @@ def make_set(root: Path, name: str = "mini", task_ids: tuple[str, ...] = ("add-b
              **set_fields: object) -> Path:
     set_dir = root / name
     set_dir.mkdir(parents=True)
-    spec = {"name": name, "gold_reps": 2, **set_fields}
+    # No exploit gate unless a test asks for it (tests/gold, the exploit-gate e2e test): it
+    # grades a dozen patches per valid task, which every other gold run would pay for.
+    spec = {"name": name, "gold_reps": 2, "exploits": [], **set_fields}
     (set_dir / "set.yaml").write_text(yaml.safe_dump(spec))
     for tid in task_ids:
         make_task(set_dir, tid)
@@ -94,3 +97,10 @@ def unavailable(reason: str) -> NoReturn:
     if os.environ.get("CI") == "true":
         pytest.fail(reason, pytrace=False)
     pytest.skip(reason)
+
+
+def free_port() -> int:
+    """A TCP port on loopback that nothing listens on (for a server a test starts)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])

@@ -8,6 +8,7 @@ spaces and brackets, in a src layout that imports an ignored, generated `_versio
 
 from __future__ import annotations
 
+import base64
 import os
 import random
 import subprocess
@@ -194,3 +195,111 @@ AWKWARD_GOLD = textwrap.dedent("""\
     +        return dims[0] * dims[1]
          raise ValueError(kind)
     """)
+
+
+# A repository with every kind of later work an upstream clone can carry, built with the base
+# image's own git so its paths are the image's: the base commit on `main` (reset there), two
+# later commits (the fix, more work) on a branch, tags on both sides of the base, a remote ref,
+# a note, a replace ref, a stash, dangling objects, packed refs, reflogs, ORIG_HEAD,
+# FETCH_HEAD, a shallow file naming a later commit, a worktree of the branch at /srv/wt, and an
+# alternates store at /srv/cache.git cloned before the reset. Every later object carries
+# LEAK_MARK, so a leak shows as that text or as a later object's sha.
+LEAK_MARK = "FUTURE-8d2c"
+LEAKY_FIX = ("diff --git a/calc.py b/calc.py\n--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,2 @@\n"
+             " def add(a, b):\n-    return a - b\n+    return a + b  # " + LEAK_MARK + "\n")
+_LEAKY_BUILD = r"""set -e
+export GIT_AUTHOR_NAME=f GIT_AUTHOR_EMAIL=f@l GIT_COMMITTER_NAME=f GIT_COMMITTER_EMAIL=f@l
+day() { export GIT_AUTHOR_DATE="2001-01-0$1T00:00:00Z" GIT_COMMITTER_DATE="2001-01-0$1T00:00:00Z"; }
+M=%(mark)s
+mkdir -p /testbed /srv && cd /testbed && git init -q -b main .
+day 1; printf 'def add(a, b):\n    return a - b\n' > calc.py; echo 1 > VERSION
+git add -A; git commit -qm first; git tag v0.1; git tag -a v0.2 -m 'release 0.2'
+day 2; echo docs > README; git add -A; git commit -qm second; base=$(git rev-parse HEAD)
+day 3; printf 'def add(a, b):\n    return a + b  # %%s\n' "$M" > calc.py; git commit -qam "$M fix"
+day 4; echo "$M" > LATER; git add -A; git commit -qm "$M more"
+git branch fix; git tag -a v2.0 -m "$M release"; git tag v2.1
+git update-ref refs/remotes/origin/main HEAD; git config remote.origin.url https://example.invalid/x
+git notes add -m "$M note" "$base"
+git clone -q --bare /testbed /srv/cache.git
+git worktree add -q /srv/wt fix
+git reset -q --hard "$base"
+echo "$M stash" >> README; git stash -q
+echo "$M dangling" | git hash-object -w --stdin > /dev/null
+git commit-tree -m "$M dangling" "$base^{tree}" > /dev/null
+git pack-refs --all
+printf '%%s\t\tbranch main of https://example.invalid/x\n' "$(git rev-parse fix)" > .git/FETCH_HEAD
+git rev-parse fix > .git/shallow
+echo /srv/cache.git/objects > .git/objects/info/alternates
+first=$(git rev-list --max-parents=0 "$base")
+git replace "$first" "$(git commit-tree -m "$M replacement" "$base^{tree}")"
+chown -R 1000:1000 /testbed /srv
+"""
+
+
+def build_leaky_image(tag: str, base_id: str) -> str:
+    """The leaky repository above at /testbed of an image tagged `tag` (reused if present); the
+    tag is also a label, so each tag is an image of its own with seals of its own."""
+    if subprocess.run(["docker", "image", "inspect", tag], capture_output=True).returncode != 0:
+        with tempfile.TemporaryDirectory() as ctx:
+            (Path(ctx) / "build.sh").write_text(_LEAKY_BUILD % {"mark": LEAK_MARK})
+            (Path(ctx) / "Dockerfile").write_text(
+                f"FROM {base_id}\nLABEL evaluator.test={tag}\nUSER root\nCOPY build.sh /build.sh\n"
+                "RUN sh /build.sh && rm /build.sh\nUSER 1000:1000\nWORKDIR /testbed\n")
+            subprocess.run(["docker", "build", "-q", "--network", "none", "-t", tag, ctx],
+                           check=True, capture_output=True,
+                           env={**os.environ, "DOCKER_BUILDKIT": "0"})
+    out = subprocess.run(["docker", "image", "inspect", "-f", "{{.Id}}", tag], check=True,
+                         capture_output=True, text=True)
+    return out.stdout.strip()
+
+
+def long_history_repo(root: Path, *, commits: int = 50_000, kb_per_commit: float = 8.0,
+                      later: int = 1_000, files: int = 2_000, tag_every: int = 2_500,
+                      seed: int = 0) -> str:
+    """An upstream-shaped clone written by `git fast-import` in one pass: `files` files, then
+    `commits` commits up to the base (each rewrites one file with `kb_per_commit` KB that does
+    not compress away, as a project's history of edits), `later` commits past it on `upstream`
+    (the future), a tag every `tag_every` commits on both sides; `main` (HEAD) at the base, its
+    tree checked out. Returns the base commit's sha."""
+    rng = random.Random(seed)
+    root.mkdir(parents=True, exist_ok=True)
+    _git(root, "init", "-q", "-b", "main")
+    paths = [f"pkg/m{i // 100:03d}/f{i:05d}.py" for i in range(files)]
+    proc = subprocess.Popen(["git", "-C", str(root), "fast-import", "--quiet", "--done"],
+                            stdin=subprocess.PIPE, env={**os.environ, **_GIT_ENV})
+    assert proc.stdin is not None
+    out = proc.stdin
+    raw = max(int(kb_per_commit * 1000 * 3 / 4), 16)  # base64 text packs to about 3/4 again
+
+    def data(text: bytes) -> None:
+        out.write(b"data %d\n%s\n" % (len(text), text))
+
+    def body(i: int) -> bytes:
+        chunk = base64.b64encode(rng.randbytes(raw))
+        return b"DATA = (\n" + b"\n".join(b"    '%s'" % chunk[j:j + 76]
+                                         for j in range(0, len(chunk), 76)) + b"\n)\n"
+
+    for i in range(commits + later):
+        ref = b"refs/heads/main" if i < commits else b"refs/heads/upstream"
+        if i == commits:
+            out.write(b"reset refs/heads/upstream\nfrom :%d\n\n" % commits)
+        out.write(b"commit %s\nmark :%d\ncommitter Dev <dev@localhost> %d +0000\n"
+                  % (ref, i + 1, 1_000_000_000 + 600 * i))
+        data(b"change %d" % i)
+        if i == 0:
+            for p in paths:
+                out.write(b"M 100644 inline %s\n" % p.encode())
+                data(b"VALUE = %d\n" % len(p))
+        else:
+            out.write(b"M 100644 inline %s\n" % paths[rng.randrange(files)].encode())
+            data(body(i))
+        out.write(b"\n")
+        if (i + 1) % tag_every == 0:
+            out.write(b"reset refs/tags/v%d\nfrom :%d\n\n" % ((i + 1) // tag_every, i + 1))
+    out.write(b"done\n")
+    out.close()
+    if proc.wait() != 0:
+        raise RuntimeError("git fast-import failed")
+    _git(root, "reset", "-q", "--hard", "main")
+    return subprocess.run(["git", "-C", str(root), "rev-parse", "main"], check=True,
+                          capture_output=True, text=True).stdout.strip()

@@ -14,10 +14,9 @@ import pytest
 import yaml
 
 from evaluator.hashing import hash_file
-from tests.pipeline.conftest import DOIT, REPO
+from tests.pipeline.support import DOIT, REPO
+from tests.realsize.support import BIG_TAG
 from tests.repos import build_big_image
-
-BIG_TAG = "evaluator-test/bigrepo"
 
 
 @pytest.fixture(scope="session")
@@ -28,26 +27,12 @@ def big_image(docker_client: docker.DockerClient, base_image: str) -> str:
                            base_image)
 
 
-def write_task(set_dir: Path, task_id: str, spec: dict[str, object], *, hidden: dict[str, str],
-               gold: str, repo: dict[str, str] | None = None) -> None:
-    d = set_dir / task_id
-    for rel, text in {**{f"hidden/{k}": v for k, v in hidden.items()},
-                      **{f"repo/{k}": v for k, v in (repo or {}).items()}}.items():
-        (d / rel).parent.mkdir(parents=True, exist_ok=True)
-        (d / rel).write_text(text)
-    (d / "problem.md").write_text("It is wrong; make it right.\n")
-    (d / "gold.patch").write_text(gold)
-    base = {"id": task_id, "problem_statement": "problem.md", "hidden_tests": "hidden",
-            "gold_patch": "gold.patch"}
-    (d / "task.yaml").write_text(yaml.safe_dump({**base, **spec}))
-
-
 @pytest.fixture
 def doit(tmp_path: Path, docker_client, base_image) -> Callable[..., subprocess.CompletedProcess[str]]:
     """`doit` over a throwaway project in tmp_path with one set, `real`."""
     (tmp_path / "tasks" / "real").mkdir(parents=True)
     (tmp_path / "tasks" / "real" / "set.yaml").write_text(yaml.safe_dump(
-        {"name": "real", "gold_reps": 1,
+        {"name": "real", "gold_reps": 1, "exploits": [],
          "sandbox": {"disk_mb": 400, "memory_mb": 2048, "exec_timeout_s": 300}}))
     env = {**os.environ, "EVAL_TASKS": str(tmp_path / "tasks"), "EVAL_LOCK_DIR": str(tmp_path / "lock"),
            "EVAL_STORE": str(tmp_path / "store"), "EVAL_EVALS": str(tmp_path / "evals"),

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import TEST_CMD
-from tests.realsize.conftest import write_task
+from tests.realsize.support import write_task
 from tests.repos import (
     AWKWARD_F2P,
     AWKWARD_FILES,
