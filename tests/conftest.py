@@ -46,6 +46,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "docker: needs a running Docker engine (real containers)")
 
 
+@pytest.hookimpl(optionalhook=True)  # `-p no:xdist` runs have no such hook
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """`--dist loadfile`, longest scope first, groups that share a fixture on one worker."""
     return make_scheduler(config, log)
