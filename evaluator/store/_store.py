@@ -176,6 +176,19 @@ class Store:
         """`query` for a typed record: the records of `cls`'s kind, read back through it."""
         return [cls.parse(r) for r in self.query(cls.KIND, **where)]
 
+    def select_readable(self, cls: type[R], **where: str) -> list[R]:
+        """`select` without the records that do not parse as `cls` (hand-made, or written by
+        other code): for a scan of what the store holds (estimates, notes, other versions),
+        where one such record must not fail the whole read. A record found by its key goes
+        through `read`, which names the bad field instead."""
+        out = []
+        for r in self.query(cls.KIND, **where):
+            try:
+                out.append(cls.parse(r))
+            except BadInputError:
+                continue
+        return out
+
     def reindex(self) -> int:
         """Rebuild the index from the records, e.g. after a crash between record and index."""
         self.index.clear()

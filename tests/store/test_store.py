@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from evaluator.errors import BadInputError, InfraError
-from evaluator.store import Store
+from evaluator.store import Record, Store
 
 KEY = "ab" * 32
 
@@ -39,6 +39,18 @@ def test_index_queries_by_column(store: Store) -> None:
     store.put("grade", KEY, {"task_set": "s", "task_id": "t", "status": "resolved"})
     store.put("grade", "cd" * 32, {"task_set": "s", "task_id": "u", "status": "unresolved"})
     assert [r["task_id"] for r in store.query("grade", task_set="s", status="resolved")] == ["t"]
+
+
+def test_a_scan_leaves_out_what_does_not_parse_where_select_names_it(store: Store) -> None:
+    class Note(Record):
+        KIND = "note"
+        text: str
+
+    store.put("note", KEY, {"text": "kept", "later": "a field this code does not know"})
+    store.put("note", "cd" * 32, {"text": 3})
+    assert [n.text for n in store.select_readable(Note)] == ["kept"]
+    with pytest.raises(BadInputError, match="field 'text'"):
+        store.select(Note)
 
 
 def test_reindex_rebuilds_from_records(store: Store) -> None:
