@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from evaluator.attempts import EvalPlan, PlannedAttempt, attempt_status, unpriced
+from evaluator.attempts import AttemptRecord, EvalPlan, PlannedAttempt, attempt_status, unpriced
 from evaluator.executor import waiting_since
 from evaluator.store import Store
 
@@ -44,7 +44,7 @@ def _failed_since(store: Store, kind: str, key: str, since: float) -> bool:
     return any(e.get("created", 0) >= since for e in store.errors(kind, key))
 
 
-def _in_flight(store: Store, pa: PlannedAttempt, attempt: dict[str, Any] | None,
+def _in_flight(store: Store, pa: PlannedAttempt, attempt: AttemptRecord | None,
                started: tuple[bool, bool] | None, since: float) -> bool:
     if started is None:
         return False
@@ -54,7 +54,7 @@ def _in_flight(store: Store, pa: PlannedAttempt, attempt: dict[str, Any] | None,
         # without a record (infra error, budget, quarantine).
         return attempt_started and not grade_started and not _failed_since(
             store, "attempt", pa.key, since)
-    return not _failed_since(store, "grade", pa.grade_key(attempt["patch"]), since)
+    return not _failed_since(store, "grade", pa.grade_key(attempt.patch), since)
 
 
 def progress(store: Store, plan: EvalPlan, *, log: Path | None = None,
@@ -77,13 +77,13 @@ def progress(store: Store, plan: EvalPlan, *, log: Path | None = None,
         if result is not None:
             counts["done"] += 1
             counts[status] += 1
-            cost += result["cost"]["total_usd"]
-            unknown = unknown or unpriced(result["cost"])
+            cost += result.cost["total_usd"]
+            unknown = unknown or unpriced(result.cost)
             continue
-        attempt = store.get("attempt", pa.key) if status == "ungraded" else None
+        attempt = store.read(AttemptRecord, pa.key) if status == "ungraded" else None
         if attempt is not None:
-            cost += attempt["cost"]["total_usd"]
-            unknown = unknown or unpriced(attempt["cost"])
+            cost += attempt.cost["total_usd"]
+            unknown = unknown or unpriced(attempt.cost)
         if pa.key in marks:  # handed to the executor, waiting for a sandbox slot or a node
             oldest = max(oldest, now - marks[pa.key])
         elif since is not None and attempt is None and pa.label not in started:

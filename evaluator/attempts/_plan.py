@@ -14,6 +14,7 @@ from evaluator.attempts._isolation import (
     strongest,
 )
 from evaluator.attempts._key import attempt_key, attempt_material, attempt_price, attempt_seed
+from evaluator.attempts._record import AttemptRecord
 from evaluator.errors import BadInputError
 from evaluator.gold import INCOMPLETE, VALID, VerdictRecord, required_spec, verdicts
 from evaluator.grading import GradeSpec, grade_key, grade_spec
@@ -151,7 +152,7 @@ def quarantined(store: Store, spec: EvalSpec, key: str) -> bool:
 def estimate_cost(store: Store, agent: Agent) -> tuple[float, str]:
     """Mean cost of this agent's stored attempts, else its per-attempt cost limit (a bound).
     An unpriced model's dollars are unknown: the estimate is its sandbox time alone, and says so."""
-    past = [r["cost"]["total_usd"] for r in store.query("attempt", subject=agent.name)]
+    past = [r.cost["total_usd"] for r in store.select_readable(AttemptRecord, subject=agent.name)]
     unpriced = agent.spec.model.price == "unpriced"
     note = "; model cost unknown (unpriced)" if unpriced else ""
     if past:

@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from evaluator.attempts._plan import EvalPlan, quarantined
+from evaluator.attempts._record import AttemptRecord
+from evaluator.result import ResultRecord
 from evaluator.store import Store
 
 
@@ -15,15 +17,16 @@ def unpriced(cost: Mapping[str, Any] | None) -> bool:
     return bool(cost) and cost is not None and "model_usd" in cost and cost["model_usd"] is None
 
 
-def attempt_status(store: Store, plan: EvalPlan, pa: Any) -> tuple[str, dict[str, Any] | None]:
-    """(status, result record): pending, error, quarantined, ungraded, or the result's status."""
-    attempt = store.get("attempt", pa.key)
+def attempt_status(store: Store, plan: EvalPlan, pa: Any) -> tuple[str, ResultRecord | None]:
+    """(status, result record): pending, error, quarantined, ungraded, or the result's status.
+    A record under the plan's keys that does not parse is a BadInputError naming it."""
+    attempt = store.read(AttemptRecord, pa.key)
     if attempt is None:
         if quarantined(store, plan.spec, pa.key):
             return "quarantined", None
         return ("error" if store.error_count("attempt", pa.key) else "pending"), None
-    result = store.get("result", pa.result_key(attempt["patch"]))
-    return (result["status"], result) if result else ("ungraded", None)
+    result = store.read(ResultRecord, pa.result_key(attempt.patch))
+    return (result.status, result) if result else ("ungraded", None)
 
 
 def summarize(store: Store, plan: EvalPlan) -> list[dict[str, Any]]:
@@ -39,8 +42,8 @@ def summarize(store: Store, plan: EvalPlan) -> list[dict[str, Any]]:
         status, result = attempt_status(store, plan, pa)
         row[status] += 1
         if result is not None:
-            row["cost_usd"] = round(row["cost_usd"] + result["cost"]["total_usd"], 6)
-            row["priced"] = row["priced"] and not unpriced(result["cost"])
+            row["cost_usd"] = round(row["cost_usd"] + result.cost["total_usd"], 6)
+            row["priced"] = row["priced"] and not unpriced(result.cost)
     return list(rows.values())
 
 

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from evaluator.attempts import AttemptRecord
+from evaluator.grading import GradeRecord
 from evaluator.reports._collect import Collected
 from evaluator.reports._inputs import Inputs
+from evaluator.store import Record
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -27,12 +30,12 @@ def frames(inputs: Inputs, collected: Collected) -> dict[str, pd.DataFrame]:
     for v in inputs.gate.values():
         for subject in ("gold", "empty"):
             for key in v.gold_grades if subject == "gold" else v.empty_grades:
-                g = inputs.store.get("grade", key)
+                g = inputs.store.read(GradeRecord, key)
                 if g is not None:
                     grades.setdefault(key, (subject, g))
-    grade_rows = [{**{c: g.get(c) for c in _GRADE_COLUMNS}, "key": key, "subject": subject}
+    grade_rows = [{**{c: _given(g, c) for c in _GRADE_COLUMNS}, "key": key, "subject": subject}
                   for key, (subject, g) in sorted(grades.items(),
-                                                  key=lambda kv: (kv[1][1].get("task_id"),
+                                                  key=lambda kv: (kv[1][1].task_id,
                                                                   kv[1][0], kv[0]))]
     verdicts = [{**{c: getattr(v, c, None) for c in _VERDICT_COLUMNS}, "task_id": tid}
                 for tid, v in sorted(inputs.gate.items())]
@@ -49,14 +52,23 @@ def _frame(pd: Any, rows: list[dict[str, Any]], order: tuple[str, ...]) -> pd.Da
     return df.sort_values(list(order), ignore_index=True) if len(df) else df
 
 
-def _attempt_details(a: dict[str, Any] | None) -> dict[str, Any]:
-    """What an attempt record adds to its row; NaN-free Nones where there is no record."""
-    a = a or {}
-    usage, cost, prov = a.get("usage") or {}, a.get("cost") or {}, a.get("provenance") or {}
-    started, finished = a.get("started"), a.get("finished")
+def _given(record: Record, name: str) -> Any:
+    """A field as the record holds it; None where it does not (rather than the model's
+    default), as the frames showed it when they read the stored JSON."""
+    return getattr(record, name) if name in record.model_fields_set else None
+
+
+def _attempt_details(a: AttemptRecord | None) -> dict[str, Any]:
+    """What an attempt record adds to its row; NaN-free Nones where there is no record, and
+    where the record does not hold the field (not the model's default: 0 steps is a claim)."""
+    def given(name: str) -> Any:
+        return None if a is None else _given(a, name)
+
+    usage, cost, prov = given("usage") or {}, given("cost") or {}, given("provenance") or {}
+    started, finished = given("started"), given("finished")
     return {
-        "steps": a.get("steps"),
-        "model": (a.get("agent") or {}).get("model"),
+        "steps": given("steps"),
+        "model": (given("agent") or {}).get("model"),
         "prompt_tokens": usage.get("prompt_tokens"),
         "completion_tokens": usage.get("completion_tokens"),
         "model_usd": cost.get("model_usd"),
@@ -64,8 +76,8 @@ def _attempt_details(a: dict[str, Any] | None) -> dict[str, Any]:
         "sandbox_s": cost.get("sandbox_s"),
         "duration_s": (finished - started) if started is not None and finished is not None
         else None,
-        "patch": a.get("patch"),
-        "patch_bytes": a.get("patch_bytes"),
+        "patch": given("patch"),
+        "patch_bytes": given("patch_bytes"),
         "git_commit": prov.get("git_commit"),
         "git_dirty": prov.get("git_dirty"),
         "harness_version": prov.get("harness_version"),

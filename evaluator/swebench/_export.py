@@ -18,11 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evaluator.attempts import attempt_status, load_eval, plan_eval
+from evaluator.attempts import AttemptRecord, attempt_status, load_eval, plan_eval
 from evaluator.errors import BadInputError
 from evaluator.gold import VerdictRecord, exploit_summary, verdicts
-from evaluator.grading import NOT_RUN, why_not
+from evaluator.grading import NOT_RUN, GradeRecord, why_not
 from evaluator.lock import Lock
+from evaluator.result import ResultRecord
 from evaluator.store import Store
 from evaluator.subjects import planned_of
 from evaluator.subjects import prediction_subjects as subjects
@@ -38,15 +39,15 @@ class Outcome:
 
     task: Task
     patch: str | None
-    result: dict[str, Any] | None
-    grade: dict[str, Any] | None
+    result: ResultRecord | None
+    grade: GradeRecord | None
 
 
-def tests_status(task: Task, grade: dict[str, Any] | None, dropped: dict[str, str]
+def tests_status(task: Task, grade: GradeRecord | None, dropped: dict[str, str]
                  ) -> dict[str, dict[str, list[str]]]:
     """Required tests by kind; PASS_TO_PASS tests the gold gate dropped as flaky are left out
     (summary.json lists them with the reason)."""
-    tests = (grade or {}).get("tests", {})
+    tests = grade.tests if grade is not None else {}
     kept = ("passed", "skipped") if task.spec.pass_to_pass_rule == "swebench" else ("passed",)
     out: dict[str, dict[str, list[str]]] = {}
     for name, ids, ok in (
@@ -63,9 +64,9 @@ def instance_report(o: Outcome, dropped: dict[str, str]) -> dict[str, Any]:
     entry: dict[str, Any] = {"patch_is_None": o.patch is None, "patch_exists": bool(o.patch),
                              "patch_successfully_applied": False, "resolved": False}
     if o.patch and o.result is not None and o.grade is not None:
-        applied = o.grade.get("outcome") not in NOT_RUN
+        applied = o.grade.outcome not in NOT_RUN
         entry["patch_successfully_applied"] = applied
-        entry["resolved"] = bool(o.result.get("resolved"))
+        entry["resolved"] = o.result.resolved
         if applied:
             entry["tests_status"] = tests_status(o.task, o.grade, dropped)
         if why := why_not(o.grade):
@@ -83,11 +84,11 @@ def agent_outcomes(store: Store, task_set: TaskSet, lock: Lock, agent: str, samp
     for pa in plan.attempts:
         if pa.agent.name != agent or pa.sample_idx != sample:
             continue
-        attempt = store.get("attempt", pa.key)
+        attempt = store.read(AttemptRecord, pa.key)
         _status, result = attempt_status(store, plan, pa)
-        patch = store.get_blob(attempt["patch"]).decode("utf-8", "surrogateescape") \
+        patch = store.get_blob(attempt.patch).decode("utf-8", "surrogateescape") \
             if attempt else None
-        grade = store.get("grade", str(result["grade"])) if result else None
+        grade = store.read(GradeRecord, result.grade) if result else None
         out.append(Outcome(pa.task, patch, result, grade))
     return out
 
@@ -96,8 +97,8 @@ def subject_outcomes(store: Store, task_set: TaskSet, lock: Lock, name: str) -> 
     subject = subjects(store, task_set.name)[name]
     out = []
     for pp in planned_of(store, task_set, lock, subject):
-        result = store.get("result", pp.result_key)
-        grade = store.get("grade", pp.grade_key) if result else None
+        result = store.read(ResultRecord, pp.result_key)
+        grade = store.read(GradeRecord, pp.grade_key) if result else None
         patch = None if pp.prediction.patch is None else pp.prediction.patch.decode(
             "utf-8", "surrogateescape")
         out.append(Outcome(pp.task, patch, result, grade))

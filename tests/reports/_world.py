@@ -120,7 +120,8 @@ class World:
             "image": self.lock.pin(task).image, "grader_version": self.grader})
         self.store.put("result", pa.result_key(patch), {
             **common, "subject": agent, "status": status, "resolved": status == "resolved",
-            "attempt": pa.key, "grade": gkey, "violations": [], "exit_reason": "submitted",
+            "attempt": pa.key, "grade": gkey, "grade_outcome": "x", "violations": [],
+            "exit_reason": "submitted",
             "cost": money, "agent_identity": pa.agent.identity, "grader_version": self.grader,
             **result})
 

@@ -7,6 +7,7 @@ from evaluator.swebench._hidden import hidden_files
 from evaluator.swebench._instances import diff_files, official_command
 from evaluator.taskset import Task, load_task_set
 from tests.helpers import make_set
+from tests.records import grade_record, result_record
 
 
 def _task(tmp_path: Path) -> Task:
@@ -17,8 +18,8 @@ def _task(tmp_path: Path) -> Task:
 def test_report_entry_lists_required_tests_by_kind_without_the_dropped(tmp_path: Path) -> None:
     task = _task(tmp_path)
     f2p, (p2p_a, p2p_b) = task.spec.fail_to_pass[0], task.spec.pass_to_pass
-    grade = {"outcome": "unresolved", "tests": {f2p: "passed", p2p_a: "failed", p2p_b: "passed"}}
-    entry = instance_report(Outcome(task, "diff", {"resolved": False}, grade), {p2p_a: "flaky"})
+    grade = grade_record(False, **{f2p: "passed", p2p_a: "failed", p2p_b: "passed"})
+    entry = instance_report(Outcome(task, "diff", result_record(False), grade), {p2p_a: "flaky"})
     assert entry["patch_successfully_applied"] and not entry["resolved"]
     assert entry["tests_status"]["FAIL_TO_PASS"] == {"success": [f2p], "failure": []}
     assert entry["tests_status"]["PASS_TO_PASS"] == {"success": [p2p_b], "failure": []}
@@ -59,10 +60,10 @@ def test_the_environment_goes_out_before_the_tests_and_comes_back_as_activate(
 
 
 def test_a_patch_that_does_not_apply_is_an_error_that_says_why(tmp_path: Path) -> None:
-    grade = {"outcome": "patch_failed", "tests": {},
-             "detail": "git apply failed: error: patch failed: calc.py:1\nerror: calc.py: patch "
-                       "does not apply"}
-    entry = instance_report(Outcome(_task(tmp_path), "diff", {"resolved": False}, grade), {})
+    grade = grade_record("patch_failed").model_copy(update={
+        "detail": "git apply failed: error: patch failed: calc.py:1\nerror: calc.py: patch "
+                  "does not apply"})
+    entry = instance_report(Outcome(_task(tmp_path), "diff", result_record(False), grade), {})
     assert not entry["patch_successfully_applied"] and "tests_status" not in entry
     assert entry["evaluator_why"] == ("the patch does not apply at the base commit (error: patch "
                                       "failed: calc.py:1; error: calc.py: patch does not apply)")

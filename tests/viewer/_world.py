@@ -83,7 +83,8 @@ class ViewerWorld(World):
             **(grade_extra or {})})
         self.store.put("result", pa.result_key(patch), {
             **common, "subject": agent, "status": status, "resolved": resolved,
-            "attempt": pa.key, "grade": gkey, "violations": violations or [],
+            "attempt": pa.key, "grade": gkey, "grade_outcome": "resolved" if resolved else
+            "unresolved", "violations": violations or [],
             "flags": flags or [],
             "exit_reason": "submitted", "cost": money, "agent_identity": pa.agent.identity,
             "grader_version": self.grader})
