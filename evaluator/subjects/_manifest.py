@@ -12,6 +12,7 @@ from evaluator.agents import Agent
 from evaluator.gold import VALID, VerdictRecord, required_spec, verdicts
 from evaluator.grading import grade_spec
 from evaluator.lock import Lock
+from evaluator.result import ResultRecord
 from evaluator.store import Record, Store
 from evaluator.subjects._predictions import PlannedPrediction, Prediction
 from evaluator.taskset import TaskSet
@@ -70,8 +71,7 @@ def write_manifest(store: Store, task_set: str, subject: str, ident: str,
 def subjects(store: Store, task_set: str) -> dict[str, Subject]:
     """Each subject's most recently graded predictions file on the set."""
     latest: dict[str, ManifestRecord] = {}
-    for data in store.query(MANIFEST, task_set=task_set):
-        rec = ManifestRecord.parse(data)
+    for rec in store.select(ManifestRecord, task_set=task_set):
         if rec.subject not in latest or rec.graded_at > latest[rec.subject].graded_at:
             latest[rec.subject] = rec
     return {n: Subject(n, r.identity, PREDICTIONS, tuple(r.entries))
@@ -104,21 +104,21 @@ def subject_cells(store: Store, task_set: TaskSet, lock: Lock, gate: Mapping[str
     cells = []
     for tid in sorted(t for t, v in gate.items() if v.verdict == VALID):
         pp = by_task.get(tid)
-        result = store.get("result", pp.result_key) if pp is not None else None
-        status = result["status"] if result else "ungraded" if pp is not None else "failed"
+        result = store.read(ResultRecord, pp.result_key) if pp is not None else None
+        status = result.status if result else "ungraded" if pp is not None else "failed"
         graded = status in ("resolved", "failed", "policy")
-        grader = result.get("grader_version") if result else harness_version("grader")
+        grader = result.grader_version if result else harness_version("grader")
         cells.append({
             "task_set": task_set.name, "agent": subject.name, "identity": subject.identity,
             "simulated": False, "task_id": tid, "sample_idx": 0, "status": status,
-            "graded": graded, "resolved": bool(result and result.get("resolved")),
+            "graded": graded, "resolved": bool(result and result.resolved),
             "cost_usd": 0.0, "infra_errors": 0,
             "lock_version": lock_version if graded else None,
-            "recorded_lock_version": result.get("lock_version") if result else None,
+            "recorded_lock_version": result.lock_version if result else None,
             "grader_version": grader if graded else None,
-            "attempt": pp.key if pp else None, "result": result.get("key") if result else None,
-            "grade": result.get("grade") if result else None,
+            "attempt": pp.key if pp else None, "result": result.key if result else None,
+            "grade": result.grade if result else None,
             "exit_reason": "prediction" if pp else "no prediction",
-            "violations": [v.get("reason") for v in (result or {}).get("violations", [])],
+            "violations": [v.get("reason") for v in (result.violations if result else [])],
         })
     return cells
