@@ -22,7 +22,7 @@ from evaluator.attempts import (
     quarantined,
     summarize,
 )
-from evaluator.errors import EvalError, InfraError
+from evaluator.errors import BadInputError, EvalError, InfraError
 from evaluator.executor import AttemptWork, ModelSpec, QueueMarks, WorkLost
 from evaluator.model import Prices
 from evaluator.pipeline import _context as ctx
@@ -30,6 +30,7 @@ from evaluator.pipeline._budget import Budget
 from evaluator.pipeline._quarantine import quarantine_hint
 from evaluator.settings import Settings, settings
 from evaluator.simulated import start_simulated_endpoint
+from evaluator.store import Store
 
 # Set here for the forked workers of this invocation (declared in evaluator/settings).
 _SIM_ENV = Settings.simulated_url.env
@@ -107,6 +108,17 @@ def _work(plan: EvalPlan, pa: Any) -> Any:
                        limits=pa.grade_spec.limits, key=pa.key, seed=pa.seed,
                        model=_model(plan, pa.agent.name),
                        sandbox_usd_per_hour=plan.spec.sandbox_usd_per_hour)
+
+
+def _stored_attempt(store: Store, key: str) -> tuple[bool, AttemptRecord | None]:
+    """(whether an attempt record is stored under `key`, the record). One that does not parse
+    is stored but None here: its grade target reads it again and fails alone, naming the
+    field, so one bad record never takes down doit's task loading."""
+    try:
+        attempt = store.read(AttemptRecord, key)
+    except BadInputError:
+        return True, None
+    return attempt is not None, attempt
 
 
 def _grade_action(name: str, label: str) -> TaskFailed | None:
@@ -226,18 +238,18 @@ def eval_tasks(names: list[str]) -> Iterator[dict[str, Any]]:
         pending = False
         if store.remote is not None:  # an empty local store fills from the remote in parallel
             store.prefetch("attempt", [pa.key for pa in plan.attempts])
-            store.prefetch("result", [pa.result_key(a["patch"]) for pa in plan.attempts
-                                      if (a := store.get("attempt", pa.key)) is not None])
+            store.prefetch("result", [pa.result_key(a.patch) for pa in plan.attempts
+                                      if (a := _stored_attempt(store, pa.key)[1]) is not None])
         for pa in plan.attempts:
-            attempt = store.get("attempt", pa.key)
-            done = attempt is not None or quarantined(store, plan.spec, pa.key)
-            graded = attempt is not None and store.has("result", pa.result_key(attempt["patch"]))
+            stored, attempt = _stored_attempt(store, pa.key)
+            done = stored or quarantined(store, plan.spec, pa.key)
+            graded = attempt is not None and store.has("result", pa.result_key(attempt.patch))
             pending = pending or not done
             base = f"{name}/{pa.label}"
             yield {"basename": "attempt", "name": base, "uptodate": [done],
                    "actions": [(_attempt_action, [name, pa.label])], "verbosity": 2}
             yield {"basename": "evalgrade", "name": base, "uptodate": [graded or (
-                   done and attempt is None)], "task_dep": [f"attempt:{base}"],
+                   done and not stored)], "task_dep": [f"attempt:{base}"],
                    "actions": [(_grade_action, [name, pa.label])], "verbosity": 2}
             summary["task_dep"].append(f"evalgrade:{base}")
         if pending and any(a.startswith(("eval", "attempt")) for a in sys.argv[1:]):
