@@ -2,18 +2,21 @@
 process left behind.
 
 A sandbox stops by itself once its harness is gone (its lease, see `_lease`), so what is left
-here is mostly stopped containers and their volumes: a managed container that has exited is
-removed whoever owned it, and so is a workdir volume no container uses any more (past a margin,
-since its owner makes it just before its container). A running one is removed when its owner
-is judged dead or its deadline passed. An owner is named by where its pid means something: the
-kernel's boot id (one per machine and boot) and the inode of its PID namespace, then the pid
-and its start time. Two harnesses that share one engine from different machines, containers or
-`unshare --pid` namespaces never mistake each other's pids; a running container whose owner
-cannot be judged from here is left to its lease and its deadline.
+here is mostly stopped containers and their volumes. A stopped one is removed when its owner is
+judged dead or its deadline passed, or, when its owner cannot be judged from here, a minute after
+it stopped (until then its owner may be reading its logs or files); so is a workdir volume no
+container uses any more (past a margin, since its owner makes it just before its container). A
+running one is removed when its owner is judged dead or its deadline passed. An owner is named
+by where its pid means something: the kernel's boot id (one per machine and boot) and the
+inode of its PID namespace, then the pid and its start time. Two harnesses that share one engine
+from different machines, containers or `unshare --pid` namespaces never mistake each other's
+pids; a running container whose owner cannot be judged from here is left to its lease and its
+deadline.
 """
 
 from __future__ import annotations
 
+import datetime
 import functools
 import os
 import sys
@@ -34,6 +37,9 @@ PURPOSE = "evaluator.purpose"
 # A workdir volume no container uses is its owner's for this long after its labels were made:
 # the owner creates it, then its container, in far less.
 _UNUSED_AFTER_S = 60
+# A stopped container whose owner cannot be judged from here is its owner's for this long after
+# it stopped (to read what it left); then anyone removes it.
+STOPPED_GRACE_S = 60
 # States in which a container runs nothing and never will again.
 # Podman says "stopped" from its container's end until its cleanup has run ("exited"): a
 # quarter of a second when idle, longer under load.
@@ -79,8 +85,11 @@ def cleanup_leftovers(client: docker.DockerClient | None = None) -> int:
         raise sandbox_error("listing leftover sandboxes", e) from e
     removed = 0
     for container in containers:
-        stopped = container.get("State") in _STOPPED
-        if not stopped and not _abandoned(container.get("Labels") or {}):
+        labels = container.get("Labels") or {}
+        if container.get("State") in _STOPPED:
+            if not _stopped_unwanted(client, container["Id"], labels):
+                continue
+        elif not _abandoned(labels):
             continue
         try:
             client.api.remove_container(container["Id"], force=True)
@@ -117,6 +126,41 @@ def _cleanup_volumes(client: docker.DockerClient) -> None:
         overlay.remove(client, name.removesuffix("-up"))
 
 
+def _stopped_unwanted(client: docker.DockerClient, cid: str, labels: dict[str, str]) -> bool:
+    """A stopped container may still be read by its owner (its logs, its files, a layer): it is
+    removed once its owner is dead or overdue, or, where its owner cannot be judged from here, once
+    it has been stopped for a while. (Removing every stopped one at once took a lock's seal
+    container from under the live process reading its logs.)"""
+    if _abandoned(labels):
+        return True
+    if _judgeable(labels):
+        return False
+    try:
+        finished = client.api.inspect_container(cid)["State"].get("FinishedAt", "")
+    except docker.errors.NotFound:
+        return False
+    except (docker.errors.DockerException, requests.RequestException):
+        return False
+    return _since(finished) > STOPPED_GRACE_S
+
+
+def _since(stamp: str) -> float:
+    """Seconds since an engine's RFC 3339 time (nanoseconds and all); 0 when it cannot be read."""
+    try:
+        head = stamp.split(".")[0].rstrip("Z")
+        then = datetime.datetime.fromisoformat(head).replace(tzinfo=datetime.UTC)
+    except ValueError:
+        return 0.0
+    if then.year < 2000:  # "0001-01-01T00:00:00Z": never started or never stopped
+        return 0.0
+    return time.time() - then.timestamp()
+
+
+def _judgeable(labels: dict[str, str]) -> bool:
+    where, _, pid = labels.get(OWNER, "").rpartition("/")
+    return bool(_where()) and where == _where() and pid.isdigit()
+
+
 def _older(labels: dict[str, str], age_s: float) -> bool:
     try:
         return float(labels.get(CREATED, "inf")) + age_s < time.time()
@@ -130,12 +174,11 @@ def _abandoned(labels: dict[str, str]) -> bool:
             return True
     except ValueError:
         pass
-    where, _, pid = labels.get(OWNER, "").rpartition("/")
-    if not _where() or where != _where() or not pid.isdigit():
+    if not _judgeable(labels):
         # Another machine's, container's or PID namespace's process may be alive; only its
         # deadline can tell.
         return False
-    return not _alive(int(pid), labels.get(CREATED, ""))
+    return not _alive(int(labels[OWNER].rpartition("/")[2]), labels.get(CREATED, ""))
 
 
 def _alive(pid: int, created: str = "") -> bool:

@@ -14,6 +14,7 @@ import pytest
 
 from evaluator.images import BASE_TAG
 from evaluator.sandbox import DockerSandboxes, SandboxLimits
+from evaluator.sandbox import _leftovers as leftovers
 from tests.backends import exists, remove, running
 from tests.daemonless import bring
 
@@ -79,7 +80,8 @@ def _running_for(sandboxes: DockerSandboxes, sid: str, limit_s: float) -> float:
 
 
 def test_orphan_ends_within_a_minute_whoever_notices(
-        backend_sandboxes: DockerSandboxes, base_image: str) -> None:
+        backend_sandboxes: DockerSandboxes, base_image: str,
+        monkeypatch: pytest.MonkeyPatch) -> None:
     # Its harness in a PID namespace of its own: nobody here can judge its owner dead, so only
     # the sandbox itself can end; its deadline is ten minutes away.
     assert shutil.which("unshare"), "util-linux's unshare is needed"
@@ -93,6 +95,11 @@ def test_orphan_ends_within_a_minute_whoever_notices(
     print(f"orphan stopped {lived:.2f}s after its harness was SIGKILLed")
     assert not running(sandboxes, cid)
     sandboxes.cleanup_leftovers()
+    if sandboxes.name != "daemonless":  # stopped a moment ago: its owner may be reading it
+        assert exists(sandboxes, cid)
+        monkeypatch.setattr(leftovers, "STOPPED_GRACE_S", 0)
+        time.sleep(1)
+        sandboxes.cleanup_leftovers()
     if sandboxes.name == "daemonless":
         # Nothing runs between execs: its folder waits for its deadline (its owner, elsewhere,
         # may be alive), and holds nothing that runs.
@@ -131,3 +138,18 @@ def test_live_owner_in_another_pid_namespace_keeps_its_sandbox(
         child.kill()
         child.wait()
         remove(sandboxes, cid)
+
+
+def test_a_live_owner_s_stopped_container_is_left_to_it(sandboxes: DockerSandboxes,
+                                                         base_image: str) -> None:
+    # The race seen in CI: a lock's seal container had exited and its owner was reading its
+    # logs when another worker's cleanup removed it.
+    container = sandboxes.client.containers.run(
+        base_image, ["true"], detach=True, network_mode="none",
+        labels=leftovers.managed_labels("seal", 600))
+    try:
+        container.wait(timeout=60)
+        sandboxes.cleanup_leftovers()
+        assert container.logs() == b""  # still there to be read
+    finally:
+        container.remove(force=True)
