@@ -1,13 +1,20 @@
-"""What the grading tests share that is not a fixture: a cheat-battery layout built on an engine."""
+"""What the grading tests share that is not a fixture: a cheat-battery layout built on an engine,
+and the harness's own re-run runner started for real on a folder of this machine."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from evaluator.grading import GradeSpec
+from evaluator.grading._observe import rerun_results
+from evaluator.grading._rerun import RUNNER
+from evaluator.grading._run import payload
 from evaluator.hashing import hash_json
 from evaluator.images import build_task_image
 from evaluator.lock import DockerPinResolver
@@ -33,3 +40,21 @@ def make_layout_case(name: str, docker_client: Any, base_image: str,
         limits=SandboxLimits(memory_mb=512, exec_timeout_s=60),
     )
     return lay, spec, {k: v.encode() for k, v in lay.hidden.items()}
+
+
+def rerun_in(cwd: Path, ids: list[str], args: list[str], *, pytest_version: str = "",
+             tomllib: bool = True) -> dict[str, tuple[str, str]]:
+    """{id: (status, why)} of the re-run runner started in `cwd` as the grader starts it, on this
+    interpreter; `pytest_version` is what `_pytest._version` says there, and without `tomllib`
+    Python's TOML reader cannot be imported (as before Python 3.11)."""
+    pre = ("import sys, types\nsys.modules['_pytest._version'] = types.SimpleNamespace("
+           f"version={pytest_version!r})\n" if pytest_version else "")
+    pre += "" if tomllib else "import sys\nsys.modules['tomllib'] = None\n"
+    conf = json.dumps({"nonce": "n", "tests": ids, "args": args})
+    r = subprocess.run([sys.executable, "-c", pre + payload(RUNNER).decode(), conf], cwd=cwd,
+                       capture_output=True, text=True, timeout=120,
+                       env={"PATH": "/usr/bin:/bin", "PYTHONSAFEPATH": "1",
+                            "PYTHONDONTWRITEBYTECODE": "1"})
+    found, done, _ = rerun_results(r.stdout, "n")
+    assert done, r.stdout + r.stderr
+    return found

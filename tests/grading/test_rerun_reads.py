@@ -6,11 +6,16 @@ import inspect
 import random
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 from typing import Any
 from unittest import mock
 
 import iniconfig
+from _pytest.config import get_config
+from _pytest.config.exceptions import UsageError
+from _pytest.config.findpaths import determine_setup
+from _pytest.outcomes import Failed
 
 from evaluator.grading._rerun import RUNNER
 from evaluator.grading._run import payload
@@ -81,6 +86,70 @@ def test_ini_files_are_read_as_pytest_reads_them() -> None:
         except r["Unrunnable"]:
             got = "cannot"
         assert got == want, text
+
+
+def test_a_toml_file_without_a_pytest_table_is_told_apart_without_a_toml_reader() -> None:
+    r, rng, told = _runner(), random.Random(0), 0
+    parts = ["[tool]", "[tool.pytest]", '[ tool . "pytest" ]', "[project]", "pytest = 1",
+             "tool = {pytest = {x = 1}}", '"py\\u0074est" = {a = 1}', "tool.pytest.x = 1",
+             'deps = ["pytest>=7",', '"pytest"]', 'x = "pytest = 1"', "'tool' = {}", "a = 1",
+             "# [tool.pytest]", "[tool.ruff]", 'b = """', "[pytest]"]
+    for _ in range(2000):
+        text = "\n".join(rng.choice(parts) for _ in range(rng.randint(1, 5)))
+        try:
+            tool = tomllib.loads(text).get("tool", {})
+        except tomllib.TOMLDecodeError:
+            continue
+        has = isinstance(tool, dict) and "pytest" in tool
+        assert r["may_hold_pytest"](text) or not has, text
+        told += not r["may_hold_pytest"](text)
+    assert told > 100
+
+
+_CONFIGS = {"pytest.toml": ["", "[pytest]\nk = ['v']\n"], ".pytest.toml": ["[pytest]\n"],
+            "pytest.ini": ["", "[pytest]\nk = v\n"], ".pytest.ini": ["", "[pytest]\nk = w\n"],
+            "pyproject.toml": ["[tool.black]\n", '[tool.pytest.ini_options]\nk = "v"\n',
+                               "[tool.pytest]\nk = ['v']\n"],
+            "tox.ini": ["[tox]\n", "[pytest]\nk = v\n"],
+            "setup.cfg": ["[metadata]\n", "[tool:pytest]\nk = v\n", "[pytest]\n"],
+            "setup.py": [""]}
+
+
+def _tree(root: Path, rng: random.Random) -> tuple[Path, list[str]]:
+    """A random project of config files on three levels: (working directory, pytest's args)."""
+    files = {"a/b/t.py": ""}
+    for folder in ("", "a/", "a/b/"):
+        for name in rng.sample(sorted(_CONFIGS), rng.randint(0, 2)):
+            files[folder + name] = rng.choice(_CONFIGS[name])
+    write_files(root, files)
+    args = rng.sample(["a", "a/b", str(root / "a/b/t.py"), ".", "x", "b::t"], rng.randint(0, 2))
+    return root / rng.choice(["", "a"]), args + rng.choice([[], ["-k", "b"], ["--junitxml", "a"]])
+
+
+def _pytest_finds(cwd: Path, args: list[str], parser: Any) -> Any:
+    with mock.patch("os.getcwd", return_value=str(cwd)):
+        try:
+            rootdir, ini, cfg, _ = determine_setup(
+                inifile=None, override_ini=None, rootdir_cmd_arg=None, invocation_dir=cwd,
+                args=parser.parse_known_args(args).file_or_dir)
+        except (UsageError, Failed):
+            return "cannot"
+    return str(rootdir), ini and str(ini), {k: v.value for k, v in cfg.items()}
+
+
+def test_the_config_is_found_where_pytest_finds_it(tmp_path: Path) -> None:
+    r, rng, parser, seen = _runner(), random.Random(0), get_config()._parser, set()
+    for n in range(200):
+        cwd, args = _tree(tmp_path / str(n), rng)
+        try:
+            got = r["config"](str(cwd), args, (9, 2))
+        except r["Unrunnable"]:
+            got = "cannot"
+        want = _pytest_finds(cwd, args, parser)
+        # Where pytest stops with an error, no grade passed for the re-run to look at again.
+        assert got == want or want == "cannot", (cwd, args)
+        seen.add(want if want == "cannot" else Path(want[1] or "-").name)
+    assert seen >= {*_CONFIGS} - {"setup.py"} | {"-", "cannot"}, seen
 
 
 def test_the_runner_imports_only_what_a_test_needs(tmp_path: Path) -> None:

@@ -12,12 +12,21 @@ One line per test goes to the exec's output (fd 1, kept before anything of the r
 imported; what tests print goes nowhere): `@@evaluator-rerun <nonce> {"id", "status", "why"}`.
 
 It starts in a fresh interpreter on every grade whose FAIL_TO_PASS tests passed, so what it
-imports itself is built in (and `types`); the rest only where a test needs it: `inspect` (with
-`ast`, `dis`, `tokenize`, `enum`), `json`, `re` and `configparser` cost more than the rest of
-the run. A plain function's parameters are read from its code object as `inspect.signature`
-reads them (a wrapped or partial callable, or one with `__signature__`, goes to `inspect`
-itself); the conf and the lines go through json's C half; ini files are read as pytest reads
-them (iniconfig's rules).
+imports itself is built in (and `types`, and pytest's `_pytest._version`); the rest only where
+a test or a config file needs it: `inspect` (with `ast`, `dis`, `tokenize`, `enum`), `json`,
+`re` and `configparser` cost more than the rest of the run (`tomllib` imports `re`: only a TOML
+file that may hold pytest's options is parsed). A plain function's parameters are read from
+its code object as `inspect.signature` reads them (a wrapped or partial callable, or one with
+`__signature__`, goes to `inspect` itself); the conf and the lines go through json's C half;
+ini files are read as pytest reads them (iniconfig's rules).
+
+pytest's config is found as the task's pytest finds it (its version read from
+`_pytest._version`): upward from the common folder of the test paths on its command line, by
+pytest's precedence in each folder (pytest.toml and .pytest.toml from pytest 9, pytest.ini,
+.pytest.ini, pyproject.toml with its table, tox.ini and setup.cfg with their sections); the
+test ids are its rootdir's, and no conftest above its confcutdir loads. TOML goes through
+`tomllib`; a Python without it (before 3.11) makes the re-run unrunnable where a file it must
+read is TOML.
 """
 
 import itertools
@@ -56,6 +65,7 @@ def _dumps(record):
 
 CONF = {}  # type: dict # set by main(), as are OUT (the exec's fd 1) and sys.argv
 OUT = -1
+CUT = None  # pytest's confcutdir: no conftest above it loads (None: every one does)
 SAFE_HOOKS = ("pytest_addoption", "pytest_report_header", "pytest_collection_modifyitems",
               "pytest_ignore_collect", "pytest_terminal_summary", "pytest_collection_finish",
               "pytest_deselected", "pytest_itemcollected", "pytest_sessionfinish",
@@ -209,14 +219,10 @@ def _harmless_configure(func):
 
 
 def conftests(test_file):
-    root = os.getcwd()
-    folder = os.path.dirname(os.path.abspath(test_file))
-    chain = []
-    while True:
-        chain.append(folder)
-        if folder == root or os.path.dirname(folder) == folder:
-            break
-        folder = os.path.dirname(folder)
+    """The conftests pytest loads for a test file: one in each folder above it, but in none
+    above the conftest cut."""
+    above = set(ancestors(CUT)[1:]) if CUT else set()
+    chain = [f for f in ancestors(os.path.dirname(os.path.abspath(test_file))) if f not in above]
     mods = []
     for folder in reversed(chain):
         path = os.path.join(folder, "conftest.py")
@@ -533,7 +539,7 @@ def run_file(path, ids, usefixtures):
     state = {"cache": {}, "classes": set(), "teardown": [], "usefixtures": usefixtures}
     try:
         if not os.path.isfile(path):
-            raise Unrunnable("no file %s under the working directory" % path)
+            raise Unrunnable("no file %s under pytest's rootdir" % path)
         confs = conftests(path)
         mod = import_file(path)
         xunit(mod, ("setup_module", "setUpModule"), mod)
@@ -556,34 +562,218 @@ def run_file(path, ids, usefixtures):
             pass
 
 
-def read_ini(root):
-    """The pytest options of the repository's config file, the one pytest itself would read."""
-    for name, section in (("pytest.ini", "pytest"), (".pytest.ini", "pytest"),
-                          ("pyproject.toml", None), ("tox.ini", "pytest"),
-                          ("setup.cfg", "tool:pytest")):
-        path = os.path.join(root, name)
-        if not os.path.isfile(path):
+# The config files pytest finds by name, in its order of precedence, each from the pytest
+# version that reads it (_pytest/config/findpaths.py): pytest.toml and .pytest.toml in 9.0,
+# .pytest.ini in 7.2, pyproject.toml in 6.0 (as a config of its own, tableless, in 8.1).
+CONFIG_FILES = (("pytest.toml", (9, 0)), (".pytest.toml", (9, 0)), ("pytest.ini", (0, 0)),
+                (".pytest.ini", (7, 2)), ("pyproject.toml", (6, 0)), ("tox.ini", (0, 0)),
+                ("setup.cfg", (0, 0)))
+# pytest's own options that take the next word as their value (pytest 9's parser): that word
+# is no test path to find the config from.
+VALUED = frozenset((
+    "--assert", "--basetemp", "--cache-show", "--capture", "--code-highlight", "--color",
+    "--confcutdir", "--config-file", "--debug", "--deselect", "--doctest-glob",
+    "--doctest-report", "--durations", "--durations-min", "--ignore", "--ignore-glob",
+    "--import-mode", "--junit-prefix", "--junit-xml", "--junitprefix", "--junitxml",
+    "--last-failed-no-failures", "--lfnf", "--log-auto-indent", "--log-cli-date-format",
+    "--log-cli-format", "--log-cli-level", "--log-date-format", "--log-disable", "--log-file",
+    "--log-file-date-format", "--log-file-format", "--log-file-level", "--log-file-mode",
+    "--log-format", "--log-level", "--max-warnings", "--maxfail", "--override-ini", "--pastebin",
+    "--pdbcls", "--pythonwarnings", "--report-chars", "--rootdir", "--show-capture", "--tb",
+    "--verbosity", "-W", "-c", "-k", "-m", "-o", "-p", "-r"))
+
+
+def pytest_version():
+    """(major, minor) of the pytest the task runs: the one this interpreter imports."""
+    try:
+        from _pytest._version import version
+    except Exception:
+        raise Unrunnable("cannot tell which pytest the task runs (no _pytest._version)") from None
+    out = []
+    for part in (str(version).split(".") + ["0"])[:2]:
+        digits = ""
+        for c in part:
+            if not c.isdigit():
+                break
+            digits += c
+        out.append(int(digits or "0"))
+    return tuple(out)
+
+
+def split_words(text):
+    """shlex.split, which pytest reads `args` and `paths` options with; plain words without
+    importing shlex."""
+    if not any(c in text for c in "'\"\\"):
+        return text.split()
+    import shlex
+    return shlex.split(text)
+
+
+def arg_dirs(cwd, words):
+    """The folders of the test paths among the words, as pytest finds its config from them."""
+    dirs, valued = [], False
+    for w in words:
+        if valued or w.startswith("-"):
+            valued = not valued and w in VALUED
             continue
-        if section is None:
-            with open(path, "rb") as f:
-                data = f.read()
-            if b"[tool.pytest.ini_options]" not in data:
-                continue
-            try:
-                import tomllib
-            except ImportError:
-                raise Unrunnable("pyproject.toml's pytest options need Python 3.11 to read") from None
-            opts = tomllib.loads(data.decode()).get("tool", {}).get("pytest", {}).get(
-                "ini_options", {})
-            return dict((k, " ".join(v) if isinstance(v, list) else str(v))
-                        for k, v in opts.items())
-        with open(path, "rb") as f:
-            sections = ini_sections(f.read().decode("utf-8", "replace"), name)
-        if section in sections:
-            return sections[section]
-        if name in ("pytest.ini", ".pytest.ini"):
+        path = os.path.abspath(os.path.join(cwd, w.partition("::")[0]))
+        if os.path.exists(path):
+            dirs.append(path if os.path.isdir(path) else os.path.dirname(path))
+    return dirs
+
+
+def config(cwd, words, version):
+    """(rootdir, config file or None, its options) as pytest determines them from the words of
+    its command line (its args and PYTEST_ADDOPTS'): found upward from the common folder of
+    the test paths; else a setup.py's folder; else found upward from each path."""
+    dirs = arg_dirs(cwd, words)
+    ancestor = os.path.commonpath(dirs) if dirs else cwd
+    path, cfg = locate([ancestor], version)
+    if path is not None:
+        return os.path.dirname(path), path, cfg
+    for folder in ancestors(ancestor):
+        if os.path.isfile(os.path.join(folder, "setup.py")):
+            return folder, None, {}
+    if dirs != [ancestor]:
+        path, cfg = locate(dirs, version)
+        if path is not None:
+            return os.path.dirname(path), path, cfg
+    root = os.path.commonpath([cwd, ancestor])
+    return (ancestor if root == os.sep else root), None, {}
+
+
+def ancestors(folder):
+    """The folder and every folder above it, innermost first."""
+    out = [folder]
+    while os.path.dirname(out[-1]) != out[-1]:
+        out.append(os.path.dirname(out[-1]))
+    return out
+
+
+def locate(dirs, version):
+    """(path, options) of the first config file upward of each folder, by pytest's precedence
+    in each folder; a pyproject.toml seen on the way where there is none (pytest 8.1)."""
+    pyproject = None
+    for start in dirs:
+        for folder in ancestors(start):
+            for name, since in CONFIG_FILES:
+                path = os.path.join(folder, name)
+                if version < since or not os.path.isfile(path):
+                    continue
+                if name == "pyproject.toml" and pyproject is None:
+                    pyproject = path
+                cfg = load_config(path, name, version)
+                if cfg is not None:
+                    return path, cfg
+    return (pyproject, {}) if pyproject is not None and version >= (8, 1) else (None, {})
+
+
+def load_config(path, name, version):
+    """{option: str or list} of a config file read as pytest reads it; None where pytest
+    passes it by (a tox.ini without [pytest], a pyproject.toml without its table)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if name.endswith(".toml"):
+        return load_toml(path, name, data, version)
+    sections = ini_sections(data.decode("utf-8", "replace"), name)
+    section = "tool:pytest" if name == "setup.cfg" else "pytest"
+    if section in sections:
+        return sections[section]
+    if name == "setup.cfg" and "pytest" in sections:
+        raise Unrunnable("pytest refuses the [pytest] section of %s" % path)
+    return {} if name == "pytest.ini" or (name == ".pytest.ini" and version >= (9, 0)) else None
+
+
+def load_toml(path, name, data, version):
+    if name == "pyproject.toml" and not may_hold_pytest(data.decode("utf-8", "replace")):
+        return None  # without importing tomllib (and re, datetime) on most repositories
+    try:
+        import tomllib
+    except ImportError:
+        raise Unrunnable("%s needs a TOML reader, which this Python (before 3.11) lacks"
+                         % path) from None
+    try:
+        doc = tomllib.loads(data.decode("utf-8"))
+    except ValueError as exc:  # TOMLDecodeError and UnicodeDecodeError alike
+        raise Unrunnable("pytest cannot read %s: %s" % (path, exc)) from None
+    if name != "pyproject.toml":
+        if "pytest" not in doc:
+            if any(not isinstance(v, dict) for v in doc.values()):
+                raise Unrunnable("pytest refuses %s: options outside its [pytest] table" % path)
             return {}
-    return {}
+        return native(path, doc["pytest"])
+    tool = doc.get("tool", {})
+    table = tool.get("pytest", {}) if isinstance(tool, dict) else None
+    if not isinstance(table, dict):
+        raise Unrunnable("pytest cannot read %s: tool.pytest is no table" % path)
+    ini = table.get("ini_options")
+    own = dict((k, v) for k, v in table.items() if k != "ini_options") if version >= (9, 0) else {}
+    if own and ini is not None:
+        raise Unrunnable("pytest refuses %s: [tool.pytest] and [tool.pytest.ini_options] both"
+                         % path)
+    if own:
+        return native(path, own)
+    if ini is None:
+        return None
+    if not isinstance(ini, dict):
+        raise Unrunnable("pytest cannot read %s: tool.pytest.ini_options is no table" % path)
+    return dict((k, v if isinstance(v, list) else str(v)) for k, v in ini.items())
+
+
+def native(path, table):
+    """A table read in pytest 9's TOML mode: the options this runner reads must be lists of
+    strings there (pytest refuses anything else)."""
+    if not isinstance(table, dict):
+        raise Unrunnable("pytest cannot read %s: its pytest table is no table" % path)
+    for key in ("addopts", "pythonpath", "usefixtures", "filterwarnings"):
+        value = table.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise Unrunnable("pytest refuses %s: %s is not a list of strings" % (path, key))
+    return table
+
+
+def may_hold_pytest(text):
+    """Whether a TOML document may hold a table `tool.pytest`, read without a TOML parser: a
+    table header or a key (before its `=`) that names `pytest` or has an escape (which could),
+    or a key `tool` (its value an inline table). Never False where it does."""
+    for line in text.splitlines():
+        s = line.strip()
+        if s.startswith("["):
+            if "pytest" in s or "\\" in s:
+                return True
+            continue
+        key = key_of(s)
+        if key is not None and (key == ["tool"] or any("pytest" in k or "\\" in k for k in key)):
+            return True
+    return False
+
+
+def key_of(line):
+    """The parts of the key a TOML `key = value` line starts with, else None."""
+    parts, i, n = [], 0, len(line)
+    while True:
+        while i < n and line[i] in " \t":
+            i += 1
+        if i < n and line[i] in "\"'":
+            end = line.find(line[i], i + 1)
+            if end < 0:
+                return None
+            parts.append(line[i + 1:end])  # one ended by an escaped quote ends in `\`
+            i = end + 1
+        else:
+            j = i
+            while j < n and (line[j].isalnum() or line[j] in "_-"):
+                j += 1
+            if j == i:
+                return None
+            parts.append(line[i:j])
+            i = j
+        while i < n and line[i] in " \t":
+            i += 1
+        if i < n and line[i] == ".":
+            i += 1
+            continue
+        return parts if i < n and line[i] == "=" else None
 
 
 def ini_sections(text, name):
@@ -622,15 +812,43 @@ def ini_sections(text, name):
                 for sec, body in sections.items())
 
 
-def options(root, args):
-    """(pythonpath, usefixtures) for the run, or Unrunnable where pytest's options would make
-    a test behave in a way this runner does not reproduce."""
-    ini = read_ini(root)
-    words = list(args)
-    more = (ini.get("addopts", ""), os.environ.get("PYTEST_ADDOPTS", ""))
-    if any(m.strip() for m in more):
-        import shlex
-        words = shlex.split(more[0]) + shlex.split(more[1]) + words
+def overrides(words):
+    """{option: value} of the `-o option=value` words (pytest's --override-ini)."""
+    out = {}
+    for i, w in enumerate(words):
+        if w in ("-o", "--override-ini"):
+            given = words[i + 1] if i + 1 < len(words) else ""
+        elif w.startswith("--override-ini="):
+            given = w[len("--override-ini="):]
+        elif w.startswith("-o") and not w.startswith("--"):
+            given = w[2:]
+        else:
+            continue
+        key, eq, value = given.partition("=")
+        if not eq:
+            raise Unrunnable("pytest refuses -o %s (no `=`)" % given)
+        out[key.strip()] = value
+    return out
+
+
+def as_words(value):
+    return split_words(value) if isinstance(value, str) else list(value)
+
+
+def options(cwd, args):
+    """(rootdir, conftest cut, pythonpath, usefixtures) for the run, or Unrunnable where
+    pytest's options would make a test behave in a way this runner does not reproduce."""
+    env = os.environ.get("PYTEST_ADDOPTS", "")
+    first = (split_words(env) if env.strip() else []) + list(args)
+    version = pytest_version()
+    rootdir, path, ini = config(cwd, first, version)
+    ini = dict(ini)
+    ini.update(overrides(first))
+    added = as_words(ini.get("addopts", []))
+    # -o in addopts: pytest 9 applies it (one level), pytest 8 does not.
+    if set(overrides(added)) & {"pythonpath", "usefixtures", "filterwarnings"}:
+        raise Unrunnable("the config's addopts override its own options (-o)")
+    words = added + first
     for i, w in enumerate(words):
         nxt = words[i + 1] if i + 1 < len(words) else ""
         if w == "-p" and not nxt.startswith("no:") or (w.startswith("-p") and len(w) > 2
@@ -642,13 +860,19 @@ def options(root, args):
             raise Unrunnable("the run turns warnings into errors")
         if w in ("-c", "--rootdir", "--config-file", "--confcutdir") or w.startswith("--rootdir"):
             raise Unrunnable("the run sets pytest's rootdir or config (%s)" % w)
-    if any(line.strip().startswith("error") for line in ini.get("filterwarnings", "").splitlines()):
+    lines = ini.get("filterwarnings", [])
+    if isinstance(lines, str):
+        lines = lines.split("\n")
+    if any(line.strip().startswith("error") for line in lines):
         raise Unrunnable("the repository's pytest config turns warnings into errors")
-    return ini.get("pythonpath", "").split(), ini.get("usefixtures", "").split()
+    base = os.path.dirname(path) if path else cwd  # pytest's `paths` are the config file's
+    cut = os.path.dirname(path) if path else rootdir if version >= (8, 0) else None
+    return (rootdir, cut, [os.path.join(base, p) for p in as_words(ini.get("pythonpath", []))],
+            as_words(ini.get("usefixtures", [])))
 
 
 def main():
-    global OUT
+    global OUT, CUT
     CONF.update(_loads(sys.argv[1]))
     del sys.argv[1:]
     OUT = os.dup(1)
@@ -657,13 +881,15 @@ def main():
     os.dup2(null, 2)
     root = os.getcwd()
     reason = CONF.get("unrunnable") or ""
-    pythonpath, usefixtures = [], []
+    rootdir, pythonpath, usefixtures = root, [], []
+    # Off the path before pytest's version is read: `python -c` before 3.11 puts the
+    # working directory first, where a patch could add a `_pytest` of its own.
+    sys.path[:] = [p for p in sys.path if p not in ("", ".", root)]
     try:
-        pythonpath, usefixtures = options(root, CONF.get("args", []))
+        rootdir, CUT, pythonpath, usefixtures = options(root, CONF.get("args", []))
     except Unrunnable as exc:
         reason = reason or str(exc)
-    sys.path[:] = ([os.path.join(root, p) for p in pythonpath]
-                   + [p for p in sys.path if p not in ("", ".", root)] + [root])
+    sys.path[:] = pythonpath + sys.path + [root]
     by_file = {}  # type: dict
     for t in CONF["tests"]:
         by_file.setdefault(parse_id(t)[0], []).append(t)
@@ -672,7 +898,7 @@ def main():
             for t in by_file[path]:
                 emit({"id": t, "status": "unrunnable", "why": reason})
             continue
-        run_file(path, by_file[path], usefixtures)
+        run_file(os.path.join(rootdir, path), by_file[path], usefixtures)
     emit({"done": len(CONF["tests"])})
 
 
