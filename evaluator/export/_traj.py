@@ -18,9 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from evaluator.agents import parse_action
-from evaluator.attempts import CONVERSATION_FORMAT
+from evaluator.attempts import CONVERSATION_FORMAT, AttemptRecord
 from evaluator.errors import BadInputError, EvalError
 from evaluator.export._find import find_attempt
+from evaluator.result import ResultRecord
 from evaluator.settings import add_path_options, add_set_option
 from evaluator.store import Store
 
@@ -50,11 +51,11 @@ def _actions(message: dict[str, Any]) -> list[dict[str, Any]]:
     return [{"command": command}] if command is not None else []
 
 
-def to_traj(attempt: dict[str, Any], conversation: dict[str, Any], patch: str,
-            result: dict[str, Any] | None = None) -> dict[str, Any]:
+def to_traj(attempt: AttemptRecord, conversation: dict[str, Any], patch: str,
+            result: ResultRecord | None = None) -> dict[str, Any]:
     """The trajectory file's document for a stored attempt and its conversation."""
     if conversation.get("format") != CONVERSATION_FORMAT:
-        raise BadInputError(f"attempt {attempt.get('key', '')[:16]}: its conversation is not in "
+        raise BadInputError(f"attempt {attempt.key[:16]}: its conversation is not in "
                             f"format {CONVERSATION_FORMAT}")
     pool, calls = conversation["messages"], conversation["calls"]
     by_reply = {c["reply"]: c for c in calls}
@@ -67,47 +68,45 @@ def to_traj(attempt: dict[str, Any], conversation: dict[str, Any], patch: str,
                                 "timestamp": call["t"], "usage": call["usage"],
                                 "finish_reason": call["finish_reasons"][0]}
         messages.append(message)
-    reason = str(attempt.get("exit_reason", ""))
+    reason = attempt.exit_reason
     status = EXIT_STATUS.get(reason, reason)
-    messages.append({"role": "exit", "content": attempt.get("exit_detail") or status,
+    messages.append({"role": "exit", "content": attempt.exit_detail or status,
                      "extra": {"exit_status": status, "submission": patch}})
-    agent = attempt.get("agent") or {}
-    cost = attempt.get("cost") or {}
+    agent, cost = attempt.agent, attempt.cost
     return {
         "info": {
             "model_stats": {"instance_cost": cost.get("model_usd") or 0.0,
-                            "api_calls": (attempt.get("usage") or {}).get("model_calls", 0)},
-            "config": {"agent": {"name": agent.get("name", attempt.get("subject")),
+                            "api_calls": attempt.usage.get("model_calls", 0)},
+            "config": {"agent": {"name": agent.get("name", attempt.subject),
                                  "identity": agent.get("identity")},
-                       "agent_type": agent.get("name", attempt.get("subject")),
+                       "agent_type": agent.get("name", attempt.subject),
                        "model": {"model_name": agent.get("model")}},
             "mini_version": "",  # not written by mini-swe-agent, but by the evaluator
             "exit_status": status,
             "submission": patch,
-            "evaluator": {"attempt": attempt.get("key"), "task_set": attempt.get("task_set"),
-                          "sample_idx": attempt.get("sample_idx"),
-                          "simulated": attempt.get("simulated", False),
+            "evaluator": {"attempt": attempt.key, "task_set": attempt.task_set,
+                          "sample_idx": attempt.sample_idx, "simulated": attempt.simulated,
                           "exit_reason": reason, "cost": cost,
-                          "resolved": None if result is None else result.get("resolved"),
-                          "status": None if result is None else result.get("status"),
+                          "resolved": None if result is None else result.resolved,
+                          "status": None if result is None else result.status,
                           "tools": conversation.get("tools", [])},
         },
         "messages": messages,
         "trajectory_format": TRAJECTORY_FORMAT,
-        "instance_id": attempt.get("task_id"),
+        "instance_id": attempt.task_id,
     }
 
 
-def export_traj(store: Store, attempt: dict[str, Any]) -> dict[str, Any]:
-    ref = attempt.get("conversation")
+def export_traj(store: Store, attempt: AttemptRecord) -> dict[str, Any]:
+    ref = attempt.conversation
     if not ref:
-        raise BadInputError(f"attempt {attempt['key'][:16]} was recorded before attempts kept "
+        raise BadInputError(f"attempt {attempt.key[:16]} was recorded before attempts kept "
                             "their conversation; run it again to export it")
     conversation = json.loads(store.get_blob(ref))
-    patch = store.get_blob(attempt["patch"]).decode("utf-8", "replace")
-    results = [r for r in store.query("result", task_set=str(attempt.get("task_set")),
-                                      subject=str(attempt.get("subject")))
-               if r.get("attempt") == attempt["key"]]
+    patch = store.get_blob(attempt.patch).decode("utf-8", "replace")
+    results = [r for r in store.select_readable(ResultRecord, task_set=attempt.task_set,
+                                                subject=attempt.subject)
+               if r.attempt == attempt.key]
     return to_traj(attempt, conversation, patch, results[-1] if results else None)
 
 
@@ -129,7 +128,7 @@ def _run(args: argparse.Namespace) -> int:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
         Path(args.out).write_text(text + "\n")
         print(f"wrote {args.out} ({len(document['messages'])} messages, attempt "
-              f"{attempt['key'][:16]})")
+              f"{attempt.key[:16]})")
     return 0
 
 

@@ -79,3 +79,13 @@ def test_the_shape_is_the_one_mini_swe_agent_saves(stored, tmp_path, monkeypatch
 
     # Its inspector pages the file as one step per model call.
     assert [len(step) for step in _messages_to_steps(ours["messages"])] == [2, 2, 2]
+
+
+def test_a_record_that_does_not_parse_is_left_out_of_a_search_and_named_by_key(
+        stored, tmp_path, capsys) -> None:
+    stored.put("attempt", "b" * 64, {"task_set": "s", "task_id": "t", "subject": "bad",
+                                      "sample_idx": 0, "finished": 9e9})  # newest; no patch
+    traj = export(stored, tmp_path, "--set", "s", "--agent", "bad", "--task", "t")
+    assert traj["info"]["evaluator"]["attempt"] == "a" * 64
+    assert main(["export", "traj", "--store", str(stored.root), "--key", "bbbb"]) == 2
+    assert f"attempt record {'b' * 64}: field 'patch'" in capsys.readouterr().err
