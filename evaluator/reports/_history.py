@@ -14,19 +14,21 @@ from evaluator.errors import BadInputError
 from evaluator.reports._collect import Collected
 from evaluator.reports._compare import side
 from evaluator.reports._inputs import Inputs
+from evaluator.result import ResultRecord
 from evaluator.store import Store
 
 
 def load_results(store: Store, task_set: str, agent: str,
-                 identity: str | None = None) -> list[dict[str, Any]]:
-    """Every result record of `agent` on `task_set` in the index, optionally of one identity."""
-    rows = store.query("result", task_set=task_set, subject=agent)
-    return [r for r in rows if identity is None or r.get("agent_identity") == identity]
+                 identity: str | None = None) -> list[ResultRecord]:
+    """Every result record of `agent` on `task_set` in the index, optionally of one identity;
+    a record that does not parse is left out (it may be any version's, hand-made or foreign)."""
+    rows = store.select_readable(ResultRecord, task_set=task_set, subject=agent)
+    return [r for r in rows if identity is None or r.agent_identity == identity]
 
 
 def agent_identities(store: Store, task_set: str, agent: str) -> dict[str, int]:
     """Identity -> number of results, for every version of `agent` with results on the set."""
-    return dict(sorted(Counter(str(r.get("agent_identity"))
+    return dict(sorted(Counter(r.agent_identity
                                for r in load_results(store, task_set, agent)).items()))
 
 
@@ -54,21 +56,22 @@ def rows_for(inputs: Inputs, collected: Collected, agent: str,
     if not rows:
         raise BadInputError(f"no results of agent {agent!r} with identity {identity} on task "
                             f"set {inputs.name!r} in {inputs.store.root}")
-    return rows, side(agent, identity, any(bool(r.get("simulated")) for r in rows), "store")
+    simulated = any(r["simulated"] for r in rows)
+    return rows, side(agent, identity, simulated, "store")
 
 
-def _one_per_sample(results: list[dict[str, Any]], inputs: Inputs) -> list[dict[str, Any]]:
+def _one_per_sample(results: list[ResultRecord], inputs: Inputs) -> list[dict[str, Any]]:
     # A sample graded twice (say, before and after a grader change) must count once; the one
     # closest to the current lock and grader wins, then the newest, then the key (a tie-break
     # that does not depend on the order the index returns rows in).
-    def rank(r: dict[str, Any]) -> tuple[bool, bool, float, str]:
-        return (r.get("lock_version") == inputs.lock_version,
-                r.get("grader_version") == inputs.grader_version,
-                float(r.get("created") or 0.0), str(r.get("key")))
+    def rank(r: ResultRecord) -> tuple[bool, bool, float, str]:
+        return (r.lock_version == inputs.lock_version,
+                r.grader_version == inputs.grader_version, r.created, r.key)
 
-    best: dict[tuple[str, int], dict[str, Any]] = {}
+    best: dict[tuple[str, int], ResultRecord] = {}
     for r in results:
-        slot = (str(r.get("task_id")), int(r.get("sample_idx") or 0))
+        slot = (r.task_id, r.sample_idx)
         if slot not in best or rank(r) > rank(best[slot]):
             best[slot] = r
-    return [best[s] for s in sorted(best)]
+    # The guard reads rows as mappings: the plan's report rows, or result records as stored.
+    return [best[s].model_dump() for s in sorted(best)]

@@ -56,6 +56,14 @@ def test_an_older_agent_version_is_found_by_identity(tmp_path: Path) -> None:
                                            "simulated": True, "source": "store"}
 
 
+def test_a_result_that_does_not_parse_is_no_version_of_the_agent(tmp_path: Path) -> None:
+    w = World(tmp_path, ("t1",))
+    w.outcomes("cand", {"t1": "R"})
+    w.store.put("result", "0" * 64, {"task_set": "mini", "subject": "cand",
+                                     "agent_identity": "foreign"})  # no status, no grade...
+    assert list(agent_identities(w.store, "mini", "cand")) == [w.plan().agents["cand"].identity]
+
+
 def new_lock(w: World, task: str, file: str, text: str) -> str:
     """Change a file of `task`, lock again and decide the gate; returns the old lock version."""
     old = w.lock.version
