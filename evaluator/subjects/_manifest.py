@@ -8,6 +8,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict
+
 from evaluator.agents import Agent
 from evaluator.gold import VALID, VerdictRecord, required_spec, verdicts
 from evaluator.grading import grade_spec
@@ -19,6 +21,17 @@ from evaluator.taskset import TaskSet
 from evaluator.version import harness_version
 
 
+class ManifestEntry(BaseModel):
+    """One prediction of a graded predictions file: its task, and its patch as a blob hash."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    instance_id: str
+    task_id: str
+    patch: str  # blob
+    patch_is_none: bool = False  # the file's model_patch was null: no patch at all
+
+
 class ManifestRecord(Record):
     """A predictions file as graded on a set: one per (subject, identity); its entries are what
     the reports read the subject's rows from."""
@@ -28,8 +41,7 @@ class ManifestRecord(Record):
     task_set: str
     subject: str  # model_name_or_path
     identity: str
-    # instance_id, task_id, patch (blob hash), patch_is_none; by task id.
-    entries: list[dict[str, Any]] = []
+    entries: list[ManifestEntry] = []  # by task id
     graded_at: float = 0.0
 
 
@@ -49,8 +61,7 @@ class Subject:
     name: str
     identity: str
     kind: str = PREDICTIONS
-    # A predictions subject's rows: instance_id, task_id, patch (blob hash), patch_is_none.
-    entries: tuple[dict[str, Any], ...] = ()
+    entries: tuple[ManifestEntry, ...] = ()  # a predictions subject's rows
     simulated: bool = False
 
 
@@ -60,11 +71,11 @@ def agent_subject(agent: Agent) -> Subject:
 
 def write_manifest(store: Store, task_set: str, subject: str, ident: str,
                    planned: list[PlannedPrediction]) -> None:
-    entries = [{"instance_id": pp.prediction.instance_id, "task_id": pp.task.id,
-                "patch": pp.patch_hash, "patch_is_none": pp.prediction.patch is None}
+    entries = [ManifestEntry(instance_id=pp.prediction.instance_id, task_id=pp.task.id,
+                             patch=pp.patch_hash, patch_is_none=pp.prediction.patch is None)
                for pp in planned if pp.prediction.subject == subject]
     store.write(ident, ManifestRecord(task_set=task_set, subject=subject, identity=ident,
-                                      entries=sorted(entries, key=lambda e: e["task_id"]),
+                                      entries=sorted(entries, key=lambda e: e.task_id),
                                       graded_at=time.time()))
 
 
@@ -86,13 +97,13 @@ def planned_of(store: Store, task_set: TaskSet, lock: Lock, subject: Subject,
     gate = gate if gate is not None else verdicts(store, task_set, lock)
     out = []
     for e in subject.entries:
-        task = tasks.get(e["task_id"])
-        if task is None or e["task_id"] not in lock.tasks:
+        task = tasks.get(e.task_id)
+        if task is None or e.task_id not in lock.tasks:
             continue
-        patch = None if e.get("patch_is_none") else store.get_blob(e["patch"])
+        patch = None if e.patch_is_none else store.get_blob(e.patch)
         spec = required_spec(grade_spec(task_set, task, lock), gate[task.id].dropped)
-        out.append(PlannedPrediction(Prediction("", e["instance_id"], subject.name, patch), task,
-                                     spec, e["patch"]))
+        out.append(PlannedPrediction(Prediction("", e.instance_id, subject.name, patch), task,
+                                     spec, e.patch))
     return out
 
 

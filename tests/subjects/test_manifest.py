@@ -60,3 +60,5 @@ def test_a_graded_prediction_is_a_cell_read_from_its_result_record(tmp_path: Pat
     assert [(c["task_id"], c["status"], c["resolved"], c["grade"]) for c in cells] == [
         ("t1", "resolved", True, "g" * 64), ("t2", "failed", False, None)]
     assert cells[0]["result"] == pp.result_key and cells[0]["recorded_lock_version"] == "lock"
+    stored = w.store.get("predictions", "d" * 64)
+    assert stored is not None and stored["entries"] == [entry]  # typed, stored as it was
