@@ -90,3 +90,12 @@ def test_an_option_s_value_is_no_test_path(tmp_path: Path) -> None:
     assert status(proj, ["--junitxml", str(tmp_path / "out/j.xml"), "tests"]) == "passed"
     assert status(proj, ["--junitxml", str(tmp_path / "out/j.xml"), "-o", "usefixtures=",
                          "tests"]) == "failed"  # and -o overrides the file
+
+
+def test_without_a_config_file_pytest_before_7_4_loads_conftests_above_the_rootdir(
+        tmp_path: Path) -> None:
+    write_files(tmp_path, {"conftest.py": "import os, sys\nos.environ['MARKED'] = '1'\n"
+                           f"sys.path.insert(0, {str(tmp_path / 'proj/src')!r})\n"})
+    proj = project(tmp_path / "proj")
+    assert status(proj) == "error"  # the rootdir (proj) cuts it off: no `lib`
+    assert status(proj, pytest_version="7.3.2") == "passed"

@@ -109,7 +109,8 @@ def test_a_toml_file_without_a_pytest_table_is_told_apart_without_a_toml_reader(
 _CONFIGS = {"pytest.toml": ["", "[pytest]\nk = ['v']\n"], ".pytest.toml": ["[pytest]\n"],
             "pytest.ini": ["", "[pytest]\nk = v\n"], ".pytest.ini": ["", "[pytest]\nk = w\n"],
             "pyproject.toml": ["[tool.black]\n", '[tool.pytest.ini_options]\nk = "v"\n',
-                               "[tool.pytest]\nk = ['v']\n"],
+                               "[tool.pytest]\nk = ['v']\n",
+                               "[tool.pytest]\nk = ['v']\n[tool.pytest.ini_options]\n"],
             "tox.ini": ["[tox]\n", "[pytest]\nk = v\n"],
             "setup.cfg": ["[metadata]\n", "[tool:pytest]\nk = v\n", "[pytest]\n"],
             "setup.py": [""]}

@@ -708,7 +708,7 @@ def load_toml(path, name, data, version):
         raise Unrunnable("pytest cannot read %s: tool.pytest is no table" % path)
     ini = table.get("ini_options")
     own = dict((k, v) for k, v in table.items() if k != "ini_options") if version >= (9, 0) else {}
-    if own and ini is not None:
+    if own and ini:
         raise Unrunnable("pytest refuses %s: [tool.pytest] and [tool.pytest.ini_options] both"
                          % path)
     if own:
@@ -866,7 +866,8 @@ def options(cwd, args):
     if any(line.strip().startswith("error") for line in lines):
         raise Unrunnable("the repository's pytest config turns warnings into errors")
     base = os.path.dirname(path) if path else cwd  # pytest's `paths` are the config file's
-    cut = os.path.dirname(path) if path else rootdir if version >= (8, 0) else None
+    # Without a config file, pytest before 7.4 loads conftests all the way up.
+    cut = os.path.dirname(path) if path else rootdir if version >= (7, 4) else None
     return (rootdir, cut, [os.path.join(base, p) for p in as_words(ini.get("pythonpath", []))],
             as_words(ini.get("usefixtures", [])))
 
