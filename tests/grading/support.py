@@ -42,6 +42,18 @@ def make_layout_case(name: str, docker_client: Any, base_image: str,
     return lay, spec, {k: v.encode() for k, v in lay.hidden.items()}
 
 
+# A project for the re-run's config tests: its test passes only where `src` is on the path and
+# the fixture `mark` ran first (usefixtures), as a config file can say.
+TEST = ("import os\nfrom lib import X\n\n\ndef test_x():\n"
+        "    assert X == 1 and os.environ.get('MARKED') == '1'\n")
+CONFTEST = ("import os\nimport pytest\n\n\n@pytest.fixture\ndef mark():\n"
+            "    os.environ['MARKED'] = '1'\n")
+ID = "tests/test_x.py::test_x"
+TOML = '[pytest]\naddopts = [{opts}]\npythonpath = ["src"]\nusefixtures = ["mark"]\n'
+INI = "[pytest]\npythonpath = src\nusefixtures = mark\n"
+PROJECT = {"src/lib.py": "X = 1\n", "tests/test_x.py": TEST, "conftest.py": CONFTEST}
+
+
 def rerun_in(cwd: Path, ids: list[str], args: list[str], *, pytest_version: str = "",
              tomllib: bool = True) -> dict[str, tuple[str, str]]:
     """{id: (status, why)} of the re-run runner started in `cwd` as the grader starts it, on this

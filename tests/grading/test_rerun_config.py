@@ -4,22 +4,12 @@ cannot run where this Python cannot read them. Each test starts the runner for r
 
 from pathlib import Path
 
-from tests.grading.support import rerun_in
+from tests.grading.support import ID, INI, PROJECT, TOML, rerun_in
 from tests.helpers import write_files
-
-# Passes only where `src` is on the path and the fixture `mark` ran first (usefixtures).
-TEST = ("import os\nfrom lib import X\n\n\ndef test_x():\n"
-        "    assert X == 1 and os.environ.get('MARKED') == '1'\n")
-CONFTEST = ("import os\nimport pytest\n\n\n@pytest.fixture\ndef mark():\n"
-            "    os.environ['MARKED'] = '1'\n")
-ID = "tests/test_x.py::test_x"
-TOML = '[pytest]\naddopts = [{opts}]\npythonpath = ["src"]\nusefixtures = ["mark"]\n'
-INI = "[pytest]\npythonpath = src\nusefixtures = mark\n"
 
 
 def project(root: Path, **configs: str) -> Path:
-    write_files(root, {"src/lib.py": "X = 1\n", "tests/test_x.py": TEST,
-                       "conftest.py": CONFTEST, **configs})
+    write_files(root, {**PROJECT, **configs})
     return root
 
 
