@@ -3,6 +3,10 @@
 Records are create-once and outlive the code that wrote them, so reading one must keep working
 as its kind grows: a field an older writer did not know takes its default, a field this code
 does not know is kept as it is (and written back the same), and what is declared is checked.
+
+A record that does not parse (hand-edited, or written by other code) is a BadInputError naming
+its kind, key and field when it is asked for by key (`Store.read`) or by query
+(`Store.select`); a scan of what the store holds (`Store.select_readable`) leaves it out.
 """
 
 from __future__ import annotations
