@@ -736,7 +736,7 @@ def may_hold_pytest(text):
     """Whether a TOML document may hold a table `tool.pytest`, read without a TOML parser: a
     table header or a key (before its `=`) that names `pytest` or has an escape (which could),
     or a key `tool` (its value an inline table). Never False where it does."""
-    for line in text.splitlines():
+    for line in text.split("\n"):  # TOML's lines (splitlines breaks at more than TOML does)
         s = line.strip()
         if s.startswith("["):
             if "pytest" in s or "\\" in s:
