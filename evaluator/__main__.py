@@ -8,6 +8,7 @@ lists the commands).
     evaluator export traj --set demo --agent A --task T       # an attempt, exported
     evaluator remote push [--all]                             # upload pending records
     evaluator images pull|load|list                           # sandbox images (daemonless)
+    evaluator userns -- COMMAND ...                           # in the daemonless user namespace
     evaluator config                                          # the settings in force
 
 A new command is one more function in `_REGISTRARS`: it adds its subparser and sets `run` to a
@@ -70,6 +71,9 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    if argv is None and args.command not in ("userns", "config"):
+        # Without root, the daemonless backend's sandboxes need its user namespace.
+        sandbox.enter_user_namespace(f"evaluator {args.command}")
     check_set_given(args)
     try:
         with settings.given(**given_paths(args)):

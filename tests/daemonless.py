@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import fcntl
 import os
+import pwd
+import shlex
 import shutil
 import subprocess
 import sys
@@ -87,6 +89,63 @@ def on_both(client: Any, sandboxes: DaemonlessSandboxes, tag: str, base_id: str 
         bring(sandboxes, base_id)
     config, layers = layer_image(base, entries, tmp)
     return (load_image(client, tag, config, layers), sandboxes.store.add(config, layers, [tag]))
+
+
+ROOTLESS_USER = os.environ.get("EVAL_PODMAN_ROOTLESS_USER", "evalpodman")
+
+
+def rootless_user() -> pwd.struct_passwd:
+    """The user with subordinate ids that `.ci/podman-up` makes (rootless podman's, too)."""
+    if os.geteuid() != 0:
+        unavailable("needs root, to start a harness as a user that is not")
+    try:
+        user = pwd.getpwnam(ROOTLESS_USER)
+    except KeyError:
+        unavailable(f"no user {ROOTLESS_USER} (.ci/docker-up --tests makes it, with "
+                    "subordinate ids)")
+    if ROOTLESS_USER not in Path("/etc/subuid").read_text():
+        unavailable(f"{ROOTLESS_USER} has no subordinate ids in /etc/subuid (.ci/podman-up)")
+    return user
+
+
+def as_user(argv: list[str], *, env: dict[str, str], cwd: Path, timeout: float = 600,
+            reach: tuple[Path, ...] = ()) -> subprocess.CompletedProcess[str]:
+    """Run `argv` as the rootless user, with nothing of root's (no capability, its own
+    groups), where this checkout, its interpreter and `reach` can be read at their own paths
+    even below a folder only root may enter (/root, /tmp/pytest-of-root): a harness started by a
+    user who is not root, as on a cluster."""
+    user = rootless_user()
+    paths = [REPO, Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).resolve(),
+             *(Path(p) for p in sys.path if p.endswith("site-packages")), cwd, *reach]
+    script = _reachable(paths)
+    drop = ["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--init-groups",
+            "--inh-caps=-all", "--"]
+    full = ["unshare", "--mount", "--propagation", "private", "--", "/bin/sh", "-c",
+            script + ' && exec "$@"', "sh", *drop, *argv]
+    return subprocess.run(full, env={**env, "HOME": env.get("HOME", user.pw_dir)}, cwd="/",
+                          text=True, capture_output=True, timeout=timeout)
+
+
+def _reachable(paths: list[Path]) -> str:
+    """Shell that, in a private mount namespace, covers every folder others may not enter on
+    the way to `paths` with a tmpfs others may, and binds back what is below it on the way."""
+    locked: dict[Path, set[str]] = {}
+    for path in paths:
+        path = path.absolute()
+        for parent in reversed(path.parents):
+            child = path.relative_to(parent).parts[0] if path != parent else None
+            if child is not None and parent != Path("/") and not os.stat(parent).st_mode & 0o001:
+                locked.setdefault(parent, set()).add(child)
+    steps = ["set -e", "stash=$(mktemp -d)"]
+    for i, folder in enumerate(sorted(locked, key=lambda p: len(p.parts))):
+        q = shlex.quote(str(folder))
+        steps += [f"mkdir $stash/{i}", f"mount --bind {q} $stash/{i}",
+                  f"mount -t tmpfs -o mode=755 tmpfs {q}"]
+        for child in sorted(locked[folder]):
+            c = shlex.quote(child)
+            kind = "mkdir" if (folder / child).is_dir() else "touch"
+            steps += [f"{kind} {q}/{c}", f"mount --bind $stash/{i}/{c} {q}/{c}"]
+    return " && ".join(steps)
 
 
 def as_nobody(code: str) -> subprocess.CompletedProcess[str]:

@@ -20,6 +20,7 @@ import os
 import tempfile
 from typing import Any
 
+from evaluator import sandbox
 from evaluator.pipeline._context import asked, discover_sets
 from evaluator.pipeline._evaljobs import eval_tasks, plan_tasks
 from evaluator.pipeline._goldjobs import format_verdicts, gold_tasks
@@ -36,6 +37,9 @@ def doit_config() -> dict[str, Any]:
     doit processes never share it (a shared json/dbm file loses results), and losing it to a
     SIGKILL loses nothing.
     """
+    # Without root, the daemonless backend's sandboxes need its user namespace: doit runs
+    # again in it before any target is loaded.
+    sandbox.enter_user_namespace("doit")
     dep_file = os.path.join(tempfile.gettempdir(), f"evaluator-doit-{os.getpid()}.sqlite")
     atexit.register(_remove, dep_file)
     return {

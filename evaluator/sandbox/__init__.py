@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 from evaluator.sandbox._backends import BACKENDS, image_engine, open_backend
-from evaluator.sandbox._cli import add_commands
+from evaluator.sandbox._cli import add_commands, enter_user_namespace
 from evaluator.sandbox._client import docker_client
 from evaluator.sandbox._daemonless import DaemonlessSandbox, DaemonlessSandboxes
 from evaluator.sandbox._docker import DockerSandbox
@@ -51,6 +51,7 @@ __all__ = [
     "cleanup_leftovers",
     "copy_image",
     "docker_client",
+    "enter_user_namespace",
     "image_engine",
     "managed_labels",
     "open_backend",

@@ -38,10 +38,8 @@ from pathlib import Path
 
 from evaluator.errors import SandboxError
 from evaluator.sandbox._stream import Capture, RawExec
+from evaluator.sandbox._userns import identity, overlay_xattrs
 
-# Every uid and gid mapped to itself: files keep their owners, and no id is shared with the host
-# under another name.
-_IDENTITY = "0 0 4294967295\n"
 _SHM_BYTES = 64 << 20  # Docker's default /dev/shm
 _SETUP_TIMEOUT_S = 60.0
 # mount(2) takes at most a page of options.
@@ -157,9 +155,12 @@ def _release(proc: subprocess.Popen[bytes], info_r: int, block_w: int, until: fl
         if not info:
             return  # it failed before bwrap ran: its stderr says why
         pid = int(json.loads(info)["child-pid"])
+        # Every id the harness has mapped to itself: files keep their owners, and no id is
+        # shared with the host under another name (all of them as root; in the harness's own
+        # user namespace, its subordinate ids).
         for name in ("uid_map", "gid_map"):
             with open(f"/proc/{pid}/{name}", "w") as f:
-                f.write(_IDENTITY)
+                f.write(identity(name))
         no_more = subprocess.run(
             ["nsenter", f"--user=/proc/{pid}/ns/user", "--", "/bin/sh", "-c",
              "echo 0 > /proc/sys/user/max_user_namespaces"], capture_output=True, timeout=30)
@@ -258,7 +259,9 @@ def _command(layout: Layout, who: Who, argv: list[str], workdir: str,
     s = layout.scratch
     steps = [f"echo $$ > {q(p)}" for p in layout.cgroup_procs]
     steps.append(f"cd {q(str(layout.layers))}")
-    root_opts = f"lowerdir={layout.mountpoints}:{':'.join(layout.lowers)}"
+    # In a user namespace, overlayfs reads user.overlay.* (the store's layout there), not trusted.*
+    xattrs = overlay_xattrs()[1]
+    root_opts = f"{xattrs}lowerdir={layout.mountpoints}:{':'.join(layout.lowers)}"
     if layout.writable_root:
         root_opts += f",upperdir={s / 'upper'},workdir={s / 'work'}"
     else:
@@ -268,7 +271,7 @@ def _command(layout: Layout, who: Who, argv: list[str], workdir: str,
     if layout.writable_root:
         pass  # the workdir is the root's own
     elif layout.workdir_lowers is not None:
-        opts = (f"lowerdir={':'.join(layout.workdir_lowers)},upperdir={s / 'upper'},"
+        opts = (f"{xattrs}lowerdir={':'.join(layout.workdir_lowers)},upperdir={s / 'upper'},"
                 f"workdir={s / 'work'}")
         steps.append(f"mount -t overlay -o {q(opts)} overlay {q(str(s / 'wd'))}")
         binds += ["--bind", str(s / "wd"), layout.workdir]

@@ -3,15 +3,22 @@
     evaluator images pull NAME@sha256:...    # from its registry, by digest
     evaluator images load FILE.tar           # what `docker save` (or an OCI archive) holds; - reads stdin
     evaluator images list                    # the daemonless store's images and their names
+    evaluator userns -- COMMAND ...          # COMMAND in the daemonless backend's user namespace
 
 Sandboxes never pull: a host gets its images here (or through `doit lock:<set>` on Docker), and
 a daemonless host with no registry gets the images the harness builds on Docker as archives:
 `docker save IMAGE | evaluator images load -` (the image id, so every key, stays the same).
+
+Without root, the daemonless backend works in a user namespace of the harness's own (`_userns`):
+`evaluator` and `doit` enter it by themselves when the backend is daemonless; `userns` runs any
+other program there (a Ray node, a notebook server, a shell to remove a store).
 """
 
 from __future__ import annotations
 
+import argparse
 import json
+import os
 import shutil
 import sys
 import tempfile
@@ -19,8 +26,10 @@ from pathlib import Path
 from typing import Any
 
 from evaluator.errors import EvalError
+from evaluator.sandbox import _userns
 from evaluator.sandbox._backends import open_backend
 from evaluator.sandbox._oci import ImageStore
+from evaluator.settings import settings
 
 
 def add_commands(sub: Any) -> None:
@@ -33,6 +42,37 @@ def add_commands(sub: Any) -> None:
     load.add_argument("archive")
     actions.add_parser("list", help="list the daemonless store's images")
     p.set_defaults(run=_run)
+    u = sub.add_parser("userns", help="run a command in the user namespace the daemonless "
+                       "backend uses without root (your subordinate ids)")
+    u.add_argument("argv", nargs=argparse.REMAINDER, metavar="-- COMMAND ...")
+    u.set_defaults(run=_userns_run)
+
+
+def enter_user_namespace(why: str) -> None:
+    """Without root and with the daemonless backend set, run this program again in the
+    harness's user namespace (`_userns`); anything else goes on as it is."""
+    if settings.sandbox_backend != "daemonless" or os.geteuid() == 0:
+        return
+    try:
+        _userns.ranges()
+    except EvalError:
+        return  # the backend refuses, naming what is missing, when a sandbox is opened
+    _userns.enter(why)
+
+
+def _userns_run(args: Any) -> int:
+    argv = args.argv[1:] if args.argv[:1] == ["--"] else args.argv
+    if not argv:
+        print("error: `evaluator userns -- COMMAND ...`: name the command to run",
+              file=sys.stderr)
+        return 2
+    try:
+        full = argv if os.geteuid() == 0 else _userns.command(argv)
+        os.execvpe(full[0], full, {**os.environ, _userns.MARK: "1"})
+    except (EvalError, OSError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    return 0  # not reached: exec replaced this process
 
 
 def _run(args: Any) -> int:

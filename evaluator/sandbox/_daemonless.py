@@ -12,7 +12,8 @@ the sandbox's deadline, no capabilities, and every process gone when its exec en
 user cannot outlive or stop what keeps it: between execs nothing runs, and an exec's PID 1 is
 bubblewrap's init, tied to the harness (`--die-with-parent`).
 
-It needs root (`NEEDS_ROOT` says for what; docs/daemonless.md, "What needs root"), util-linux
+It needs root, or a user namespace of the harness's own that maps the user's subordinate ids
+(`_userns`; docs/daemonless.md, "What needs root" and "Without root"), util-linux
 (`unshare`, `setpriv`, `nsenter`, `mount`), bubblewrap, skopeo and GNU tar. Sandboxes' folders
 live under `settings.daemonless_root`/sandboxes with their owner's labels; a sandbox whose
 harness died is removed by the next run's leftover cleanup (nothing of it still runs).
@@ -49,12 +50,13 @@ from evaluator.images import (
 )
 from evaluator.sandbox import _bwrap as bw
 from evaluator.sandbox import _cgroups as cg
-from evaluator.sandbox import _registry
+from evaluator.sandbox import _registry, _userns
 from evaluator.sandbox._accounts import account_of
 from evaluator.sandbox._docker import DockerSandbox
 from evaluator.sandbox._leftovers import _abandoned, managed_labels
 from evaluator.sandbox._oci import ImageStore, StoredImage
 from evaluator.sandbox._overlay import holding, used_bytes
+from evaluator.sandbox._overlay import opaque as is_opaque
 from evaluator.sandbox._stream import RawExec
 from evaluator.sandbox._types import Backend, SandboxLimits
 from evaluator.settings import settings
@@ -70,13 +72,6 @@ _SEAL_CAPS = ("CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_DAC_READ_SEARCH", "CAP_FOWNE
 _SEAL_LIMITS = SandboxLimits(cpus=float(os.cpu_count() or 1), memory_mb=1 << 16, pids=1 << 15,
                              disk_mb=1 << 20, exec_timeout_s=3600, sandbox_timeout_s=3700,
                              output_limit_bytes=32 << 20)
-# What a harness that is not root meets first (docs/daemonless.md, "What needs root").
-NEEDS_ROOT = (
-    "the daemonless backend needs root: each exec mounts its overlays in a mount namespace of "
-    "the host's (unshare --mount: 'Operation not permitted' otherwise), maps every uid to itself "
-    "in the sandbox's user namespace and takes the sandbox user's uid (setpriv), and its images "
-    "are unpacked keeping their owners; run the harness as root, or use rootless podman "
-    "(EVAL_SANDBOX_BACKEND=podman, on a cgroup v2 host): docs/daemonless.md, \"What needs root\"")
 _cleaned: set[Path] = set()
 _cleaned_lock = threading.Lock()
 
@@ -106,7 +101,10 @@ class DaemonlessSandboxes:
     def backend(self) -> Backend:
         if self._version is None:
             self._version = _bwrap_version()
-        return Backend(self.name, self._version, disk="overlay", detail=self.hierarchy.describe())
+        detail = self.hierarchy.describe()
+        if not _userns.initial():
+            detail += f"; {_userns.describe()}"
+        return Backend(self.name, self._version, disk="overlay", detail=detail)
 
     def alive(self) -> bool:
         return os.geteuid() == 0 and all(shutil.which(t) for t in _TOOLS)
@@ -339,17 +337,10 @@ def _find(stack: list[Path], path: str) -> Path | None:
                 return here
             if not stat.S_ISDIR(st.st_mode):
                 return None
-            opaque = opaque or _opaque(here)
+            opaque = opaque or is_opaque(here)
         if opaque:
             return None
     return None
-
-
-def _opaque(path: Path) -> bool:
-    try:
-        return os.getxattr(path, "trusted.overlay.opaque", follow_symlinks=False) == b"y"
-    except OSError:
-        return False
 
 
 def _text(stack: list[Path], path: str) -> str:
@@ -455,7 +446,7 @@ def _check_workdir(workdir: str) -> None:
 
 def _check_host() -> None:
     if os.geteuid() != 0:
-        raise InfraError(NEEDS_ROOT)
+        raise InfraError(_userns.refusal())
     missing = [t for t in _TOOLS if shutil.which(t) is None]
     if missing:
         raise InfraError(f"the daemonless backend needs {', '.join(missing)} (apt-get install "

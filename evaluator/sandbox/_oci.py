@@ -37,6 +37,7 @@ from typing import Any
 
 from evaluator.errors import BadInputError, InfraError
 from evaluator.filelock import exclusive
+from evaluator.sandbox import _userns
 from evaluator.sandbox._skopeo import archive_contents, skopeo
 from evaluator.sandbox._unpack import convert_whiteouts, extract
 
@@ -68,6 +69,7 @@ class ImageStore:
     def __init__(self, root: Path) -> None:
         self.root = root
         self._lock = threading.Lock()
+        self._checked = False
 
     # --- looking up -------------------------------------------------------------------------
     def get(self, ref: str) -> StoredImage | None:
@@ -267,11 +269,11 @@ class ImageStore:
         if target.is_dir():
             return
         if os.geteuid() != 0:
-            raise InfraError(f"unpacking layer {diff_id[:19]} into {self.root} needs root: its "
-                             "files keep their owners (GNU tar --same-owner, CAP_CHOWN) and its "
-                             "opaque folders get overlayfs' trusted.overlay.opaque "
-                             "(CAP_SYS_ADMIN); run `evaluator images` as root "
-                             "(docs/daemonless.md, \"What needs root\")")
+            raise InfraError(f"unpacking layer {diff_id[:19]} into {self.root} needs root, or "
+                             "the harness's user namespace: its files keep their owners (GNU "
+                             "tar --same-owner, CAP_CHOWN) and its opaque folders get overlayfs' "
+                             "opaque xattr; `evaluator images` enters that namespace by itself "
+                             f"(anything else: `evaluator userns -- COMMAND`). {_userns.refusal()}")
         with exclusive(target.with_name(f".{target.name}.lock")):
             if target.is_dir():
                 return
@@ -288,10 +290,38 @@ class ImageStore:
                 shutil.rmtree(tmp, ignore_errors=True)
                 raise
 
+    def _check_layout(self) -> None:
+        """Refuse a store another layout made: its layers' owners and opaque xattrs are the
+        host's root's (trusted.*) or those of one user namespace's map (user.*), and mean
+        nothing under another (docs/daemonless.md, "Without root")."""
+        mine = _layout()
+        marker = self.root / "layout.json"
+        try:
+            found = json.loads(marker.read_text())
+        except FileNotFoundError:
+            self.root.mkdir(parents=True, exist_ok=True)
+            if (self.root / "layers").is_dir() and any((self.root / "layers").iterdir()):
+                found = _layout(root=True)  # unpacked before stores said who: by root
+            else:
+                _replace(marker, json.dumps(mine, sort_keys=True).encode())
+                found = mine
+        except (OSError, ValueError) as e:
+            raise InfraError(f"the image store's {marker} cannot be read ({e}): remove the store "
+                             "and load its images again") from e
+        if found != mine:
+            raise InfraError(
+                f"the image store {self.root} was unpacked by {_says(found)}, and this harness "
+                f"runs as {_says(mine)}: its files' owners would mean other users here. Give "
+                "this harness a store of its own (EVAL_DAEMONLESS_ROOT) and load its images "
+                "there")
+        self._checked = True
+
     def _blob(self, digest: str) -> Path:
         return self._dir("blobs") / "sha256" / _hex(digest)
 
     def _dir(self, name: str) -> Path:
+        if not self._checked:
+            self._check_layout()
         path = self.root / name
         if name == "blobs":
             (path / "sha256").mkdir(parents=True, exist_ok=True)
@@ -314,6 +344,21 @@ class ImageStore:
         tmp = self._dir("tmp")
         with tempfile.TemporaryDirectory(dir=tmp) as d:
             yield Path(d)
+
+
+def _layout(root: bool = False) -> dict[str, Any]:
+    """Who unpacks this store: the host's root, or a user namespace with this id map."""
+    if root or _userns.initial():
+        return {"xattrs": "trusted", "uid_map": "0 0 4294967295", "gid_map": "0 0 4294967295"}
+    maps = {k: " ".join(Path(f"/proc/self/{k}").read_text().split()) for k in ("uid_map",
+                                                                          "gid_map")}
+    return {"xattrs": "user", **maps}
+
+
+def _says(layout: dict[str, Any]) -> str:
+    if layout.get("xattrs") == "trusted":
+        return "the host's root"
+    return f"a user namespace mapping uids {layout.get('uid_map')!r}"
 
 
 def _sha256_file(path: Path) -> str:

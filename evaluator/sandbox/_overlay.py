@@ -173,12 +173,13 @@ def _look(diff: Path, parts: tuple[str, ...]) -> tuple[bool | None, bool]:
             return False, True
         if not stat.S_ISDIR(st.st_mode):
             return None, True
-        if _opaque(here):
+        if opaque(here):
             return i == len(parts) - 1, True
     return True, False
 
 
-def _opaque(path: Path) -> bool:
+def opaque(path: Path) -> bool:
+    """Whether folder `path` of a layer is opaque, in either layout's xattr."""
     for name in _OPAQUE:
         try:
             if os.getxattr(path, name, follow_symlinks=False) == b"y":

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import IO
 
 from evaluator.errors import BadInputError, InfraError
+from evaluator.sandbox._userns import overlay_xattrs
 
-_OPAQUE = "trusted.overlay.opaque"
 _CHUNK = 1 << 20
 
 
@@ -66,7 +66,9 @@ def _open_layer(blob: Path) -> IO[bytes]:
 
 
 def convert_whiteouts(root: Path) -> None:
-    """`.wh.NAME` -> a 0:0 character device NAME; `.wh..wh..opq` -> the folder is opaque."""
+    """`.wh.NAME` -> a 0:0 character device NAME; `.wh..wh..opq` -> the folder is opaque
+    (trusted.overlay.opaque as the host's root, user.overlay.opaque in a user namespace)."""
+    opaque = overlay_xattrs()[0]
     for folder, dirs, files in os.walk(root):
         for name in [*files, *dirs]:
             if not name.startswith(".wh."):
@@ -77,7 +79,7 @@ def convert_whiteouts(root: Path) -> None:
             else:
                 path.unlink()
             if name == ".wh..wh..opq":
-                os.setxattr(folder, _OPAQUE, b"y", follow_symlinks=False)
+                os.setxattr(folder, opaque, b"y", follow_symlinks=False)
             elif not (Path(folder) / name[4:]).exists():
                 os.mknod(Path(folder) / name[4:], 0o600 | stat.S_IFCHR, os.makedev(0, 0))
 

@@ -60,10 +60,18 @@ def _podman_host() -> str:
 
 
 def _daemonless_root() -> Path:
-    if os.geteuid() == 0:
+    if os.geteuid() == 0 and _host_root():
         return Path("/var/lib/evaluator/daemonless")
     xdg = os.environ.get("XDG_CACHE_HOME", "").strip() or str(Path.home() / ".cache")
     return Path(xdg) / "evaluator" / "daemonless"
+
+
+def _host_root() -> bool:
+    """Root of the host's own user namespace, not of a user namespace the harness made."""
+    try:
+        return Path("/proc/self/uid_map").read_text().split() == ["0", "0", "4294967295"]
+    except OSError:
+        return True
 
 
 def _doit() -> tuple[str, ...]:
@@ -120,7 +128,7 @@ class Settings:
     daemonless_root: Setting[Path] = Setting(
         "EVAL_DAEMONLESS_ROOT", PATH, lambda: _daemonless_root(), "the daemonless backend's "
         "images (by digest) and open sandboxes' folders (evaluator/sandbox/_daemonless.py)",
-        group="execution", default_doc="/var/lib/evaluator/daemonless as root, else "
+        group="execution", default_doc="/var/lib/evaluator/daemonless as the host's root, else "
         "$XDG_CACHE_HOME/evaluator/daemonless")
     daemonless_limits: Setting[str | None] = Setting(
         "EVAL_DAEMONLESS_LIMITS", choice("cgroup", "rlimit"), None, "how the daemonless "

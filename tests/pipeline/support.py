@@ -44,6 +44,15 @@ class Project:
         (self.root / "evals" / "mini.yaml").write_text(yaml.safe_dump(spec))
 
 
+class UserProject(Project):
+    """A project whose doit runs as the rootless user, who owns it (tests/daemonless.py)."""
+
+    def doit(self, *args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+        from tests.daemonless import as_user
+
+        return as_user([*DOIT, *args], env=self.env, cwd=self.root, timeout=timeout)
+
+
 def executed(out: str, prefix: str) -> list[str]:
     """Targets doit really ran (the quiet reporter prints only those)."""
     return sorted(line[3:].strip() for line in out.splitlines() if line.startswith(f".  {prefix}"))

@@ -1,18 +1,20 @@
-"""The gold gate and an eval on podman and on the daemonless backend, through the real `doit`: the
-same keys and outcomes as on Docker, and each record says which backend ran it."""
+"""The gold gate and an eval on podman and on the daemonless backend (as root, and started by a
+user who is not root), through the real `doit`: the same keys and outcomes as on Docker, and
+each record says which backend ran it."""
 
 from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from evaluator.sandbox import copy_image
 from evaluator.store import Store
-from tests.daemonless import bring
-from tests.pipeline.support import Project, executed, new_project
+from tests.daemonless import as_user, bring, rootless_user
+from tests.pipeline.support import DOIT, Project, UserProject, executed, new_project
 
 pytestmark = pytest.mark.docker
 
@@ -27,20 +29,24 @@ def _backends(root: Path, kind: str) -> set[str]:
     return {(r.get("backend") or {}).get("name", "?") for r in Store(root / "store").iter_records(kind)}
 
 
-@pytest.fixture(scope="module", params=["podman", "daemonless"])
+@pytest.fixture(scope="module", params=["podman", "daemonless", "daemonless-as-a-user"])
 def on_backend(request: pytest.FixtureRequest, _gated_template: Path,
                tmp_path_factory: pytest.TempPathFactory) -> Project:
     """The gated project's set, locked as on Docker, gold-gated and evaluated on a backend."""
-    backend = request.param
-    sandboxes = request.getfixturevalue(f"{backend}_sandboxes")
-    root = tmp_path_factory.mktemp(backend) / "project"
+    backend, _, as_a_user = request.param.partition("-as-a-")
+    root = tmp_path_factory.mktemp(request.param) / "project"
     shutil.copytree(_gated_template, root, symlinks=True)
     shutil.rmtree(root / "store")
-    if backend == "daemonless":  # its store gets the lock's images by id, as a registry gives
-        lock = json.loads((root / "lock" / "mini.lock").read_text())
-        for pin in lock["tasks"].values():
-            bring(sandboxes, pin["image"]["pinned"])
-    project = new_project(root, files=False)
+    images = sorted({pin["image"]["pinned"] for pin in
+                     json.loads((root / "lock" / "mini.lock").read_text())["tasks"].values()})
+    if as_a_user:
+        project: Project = _as_the_user(root, images)
+    else:
+        sandboxes = request.getfixturevalue(f"{backend}_sandboxes")
+        if backend == "daemonless":  # the lock's images by id, as a registry gives them
+            for image in images:
+                bring(sandboxes, image)
+        project = new_project(root, files=False)
     project.env["EVAL_SANDBOX_BACKEND"] = backend
     gold = project.doit("-n", "2", "-P", "process", "gold:mini")
     assert gold.returncode == 0, gold.stdout + gold.stderr
@@ -50,6 +56,23 @@ def on_backend(request: pytest.FixtureRequest, _gated_template: Path,
     assert out.returncode == 0, out.stdout + out.stderr
     assert len(executed(out.stdout, "attempt:")) == 4
     return project
+
+
+def _as_the_user(root: Path, images: list[str]) -> UserProject:
+    """The project owned by the rootless user, whose own harness loads the images from the
+    archive `docker save` writes (as a cluster node without Docker gets them)."""
+    user = rootless_user()
+    archive = root / "images.tar"
+    subprocess.run(["docker", "save", "-o", str(archive), *images], check=True)
+    subprocess.run(["chown", "-R", f"{user.pw_uid}:{user.pw_gid}", str(root)], check=True)
+    base = new_project(root, files=False)
+    env = {**base.env, "HOME": str(root), "XDG_CACHE_HOME": str(root / "cache"),
+           "EVAL_SANDBOX_BACKEND": "daemonless"}
+    load = as_user([*DOIT[:1], "-m", "evaluator", "images", "load", str(archive)], env=env,
+                   cwd=root)
+    assert load.returncode == 0, load.stdout + load.stderr
+    archive.unlink()
+    return UserProject(root, env)
 
 
 def test_the_gold_gate_gives_docker_s_keys_and_outcomes(on_backend: Project,
@@ -65,8 +88,12 @@ def test_attempts_and_grades_record_their_backend_and_a_docker_rerun_does_nothin
     backend = on_backend.env["EVAL_SANDBOX_BACKEND"]
     assert _backends(on_backend.root, "grade") == {backend}
     assert _backends(on_backend.root, "attempt") == {backend}
-    on_backend.env["EVAL_SANDBOX_BACKEND"] = "docker"
-    again = on_backend.doit("-n", "2", "-P", "process", "eval:mini")
+    details = {(r.get("backend") or {}).get("detail", "")
+               for r in Store(on_backend.root / "store").iter_records("grade")}
+    in_userns = isinstance(on_backend, UserProject)
+    assert all(("; user namespace (uids 0 -> " in d) == in_userns for d in details), details
+    on_docker = Project(on_backend.root, {**on_backend.env, "EVAL_SANDBOX_BACKEND": "docker"})
+    again = on_docker.doit("-n", "2", "-P", "process", "eval:mini")
     assert again.returncode == 0, again.stdout + again.stderr
     assert executed(again.stdout, "attempt:") == [] and executed(again.stdout, "evalgrade:") == []
 

@@ -143,9 +143,11 @@ def test_leftover_cleanup_spares_a_live_owner_s_sandbox(daemonless_sandboxes: Da
     assert daemonless_sandboxes.cleanup_leftovers() >= 1 and not folder.exists()
 
 
-def test_a_harness_that_is_not_root_is_told_what_needs_root() -> None:
-    out = as_nobody(_NOT_ROOT)
+def test_a_harness_that_is_not_root_and_has_no_subordinate_ids_is_told_what_to_get() -> None:
+    out = as_nobody(_NOT_ROOT)  # a user without /etc/subuid ranges: no user namespace of its own
     alive, opened, unpacked = out.stdout.splitlines()
     assert alive.startswith("False rlimits (cannot make"), out.stdout + out.stderr  # no cgroup
-    assert opened.startswith("InfraError the daemonless backend needs root: each exec mounts")
+    assert opened.startswith("InfraError the daemonless backend without root needs subordinate "
+                             "ids for user nobody (uid 65534)") and "usermod --add-subuids" in opened
     assert unpacked.startswith("InfraError unpacking layer sha256:") and "CAP_CHOWN" in unpacked
+    assert "/etc/subuid" in unpacked
