@@ -13,7 +13,7 @@ user cannot outlive or stop what keeps it: between execs nothing runs, and an ex
 bubblewrap's init, tied to the harness (`--die-with-parent`).
 
 It needs root, or a user namespace of the harness's own that maps the user's subordinate ids
-(`_userns`; docs/daemonless.md, "What needs root" and "Without root"), util-linux
+(`_userns`; docs/daemonless.md, "Without root"), util-linux
 (`unshare`, `setpriv`, `nsenter`, `mount`), bubblewrap, skopeo and GNU tar. Sandboxes' folders
 live under `settings.daemonless_root`/sandboxes with their owner's labels; a sandbox whose
 harness died is removed by the next run's leftover cleanup (nothing of it still runs).

@@ -26,8 +26,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evaluator.errors import InfraError
+from evaluator.settings import settings
 
-MARK = "EVAL_USERNS"  # set in the namespace's environment: `enter` never nests
+MARK = "EVAL_USERNS"  # settings.in_userns: set in the namespace's environment, so `enter` never nests
 _FULL = ("0", "0", "4294967295")
 # Every image's usual owners (root, users from 1000, nobody at 65534) must be in the map.
 _MIN_IDS = 65536
@@ -120,7 +121,7 @@ def command(argv: list[str], uid: int | None = None) -> list[str]:
 def enter(why: str) -> None:
     """Re-execute this program as root of the user's namespace, unless it is root already or
     runs in it (`why`: what needs it, said on stderr); never returns when it re-executes."""
-    if os.geteuid() == 0 or os.environ.get(MARK):
+    if os.geteuid() == 0 or settings.in_userns:
         return
     argv = command([sys.executable, *sys.orig_argv[1:]])
     print(f"evaluator: {why} without root: running again in a {ranges().describe()}",

@@ -130,6 +130,10 @@ class Settings:
         "images (by digest) and open sandboxes' folders (evaluator/sandbox/_daemonless.py)",
         group="execution", default_doc="/var/lib/evaluator/daemonless as the host's root, else "
         "$XDG_CACHE_HOME/evaluator/daemonless")
+    in_userns: Setting[str | None] = Setting(
+        "EVAL_USERNS", choice("1"), None, "set by the harness itself in the user namespace it "
+        "runs in without root (daemonless backend), so it never enters another; not to be set "
+        "by hand (evaluator/sandbox/_userns.py)", group="execution")
     daemonless_limits: Setting[str | None] = Setting(
         "EVAL_DAEMONLESS_LIMITS", choice("cgroup", "rlimit"), None, "how the daemonless "
         "backend caps CPU, memory and processes (evaluator/sandbox/_cgroups.py); forced when set",

@@ -119,3 +119,12 @@ def test_the_images_command_loads_and_lists(tiny: str, tmp_path: Path,
     assert main(["images", "list"]) == 0
     assert f"{tiny} evaluator-test/tiny:1" in capsys.readouterr().out
     assert main(["images", "pull", "evaluator-test/tiny:1"]) == 2  # not by digest
+
+
+def test_a_store_another_layout_unpacked_is_refused(tmp_path: Path) -> None:
+    # A user namespace's store: its owners are subordinate ids, its opaque folders user.*.
+    (tmp_path / "layout.json").write_text('{"xattrs": "user", "uid_map": "0 1001 1 1 100000 '
+                                          '65536", "gid_map": "0 1001 1 1 100000 65536"}')
+    with pytest.raises(InfraError, match="a user namespace mapping uids '0 1001 1 1 100000 "
+                       "65536'.*runs as the host's root.*EVAL_DAEMONLESS_ROOT"):
+        ImageStore(tmp_path).get("evaluator-test/tiny:1")
