@@ -20,6 +20,11 @@ Docker, and every backend runs that copy. `--tasks N` keeps the first N tasks of
 its two gold-gate fixtures (the flaky one and the broken gold), and `--samples N` sets the eval's
 samples, for a shorter run on a busy machine (the same copy, so every backend runs the same).
 
+`daemonless-as-a-user` is the daemonless backend started by the rootless user that
+`.ci/podman-up` makes (`EVAL_PODMAN_ROOTLESS_USER`, with subordinate ids): its own harness
+loads the images from the archive `docker save` writes and runs doit, which enters its user
+namespace (docs/daemonless.md, "Without root").
+
 Needs the Docker engine, the demo images and lock (`make demo`, or `.venv/bin/doit lock:demo`),
 and each backend named (podman: its service, `.ci/podman-up`). A backend this checkout or
 machine lacks is reported as not run, never counted as agreeing.
@@ -47,13 +52,37 @@ from evaluator.lock import load_locked  # noqa: E402
 from evaluator.sandbox import BACKENDS, copy_image, docker_client, open_backend  # noqa: E402
 from evaluator.store import Store  # noqa: E402
 from evaluator.taskset import load_task_set  # noqa: E402
+from tests.daemonless import as_user, rootless_user  # noqa: E402
 
 SET = "demo"
 
 
-def bring_images(backend: str, images: list[str]) -> None:
+_AS_A_USER = "-as-a-user"  # daemonless-as-a-user: the daemonless backend, started by a user
+
+
+def bring_images(backend: str, images: list[str], root: Path) -> None:
     """Give `backend` the set's images from the Docker engine, by id, unless it has them."""
     if backend == "docker":
+        return
+    if backend.endswith(_AS_A_USER):  # the user's own harness loads what `docker save` wrote
+        try:
+            user = rootless_user()
+        except BaseException as e:  # noqa: BLE001 - the tests' "unavailable", said as not run
+            raise RuntimeError(f"no user to start it: {e}") from None
+        t0 = time.perf_counter()
+        archive = root / "images.tar"
+        subprocess.run(["docker", "save", "-o", str(archive), *images], check=True)
+        subprocess.run(["chown", "-R", f"{user.pw_uid}:{user.pw_gid}",
+                        str(root)], check=True)
+        env = _user_env(backend, root, {})
+        done = as_user([sys.executable, "-m", "evaluator", "images", "load", str(archive)],
+                       env=env, cwd=root)
+        archive.unlink()
+        if done.returncode != 0:
+            raise RuntimeError(f"loading the images as {user.pw_name} failed: "
+                               f"{(done.stdout + done.stderr)[-1500:]}")
+        print(f"  {backend}: {len(images)} images as {user.pw_name} in "
+              f"{time.perf_counter() - t0:.1f} s", flush=True)
         return
     sandboxes = open_backend(backend)
     store = sandboxes.images
@@ -110,14 +139,30 @@ def copied_set(dest: Path, exploits: bool, tasks: int | None,
     return env
 
 
+def _user_env(backend: str, root: Path, extra: dict[str, str]) -> dict[str, str]:
+    return {**os.environ, **extra, "EVAL_SANDBOX_BACKEND": backend.removesuffix(_AS_A_USER),
+            "HOME": str(root), "XDG_CACHE_HOME": str(root / "cache"),
+            "PYTHONPATH": str(REPO)}
+
+
 def run_demo(backend: str, root: Path, jobs: int, extra: dict[str, str]) -> float:
-    """gold:demo then eval:demo on `backend`, in a store of its own; the wall seconds."""
+    """gold:demo then eval:demo on `backend`, in a store of its own; the wall seconds (for
+    `daemonless-as-a-user`, doit run by the rootless user, which enters its user namespace)."""
     env = {**os.environ, **extra, "EVAL_SANDBOX_BACKEND": backend,
            "EVAL_STORE": str(root / "store"), "EVAL_REPORTS": str(root / "reports")}
     doit = [_DOIT, "-n", str(jobs), "-P", "process"]
+    if backend.endswith(_AS_A_USER):
+        env = {**_user_env(backend, root, extra), "EVAL_STORE": env["EVAL_STORE"],
+               "EVAL_REPORTS": env["EVAL_REPORTS"]}
+        doit = [sys.executable, "-m", "doit", "-f", str(REPO / "dodo.py"), *doit[1:]]
     t0 = time.perf_counter()
     for target in (f"gold:{SET}", f"eval:{SET}"):
-        done = subprocess.run([*doit, target], cwd=REPO, env=env, capture_output=True, text=True)
+        if backend.endswith(_AS_A_USER):
+            reach = tuple(Path(v) for k, v in extra.items() if k.startswith("EVAL_"))
+            done = as_user([*doit, target], env=env, cwd=REPO, reach=reach)
+        else:
+            done = subprocess.run([*doit, target], cwd=REPO, env=env, capture_output=True,
+                                  text=True)
         (root / f"{target.replace(':', '-')}.log").write_text(done.stdout + done.stderr)
         if done.returncode != 0:
             tail = (done.stdout + done.stderr).strip()[-1500:]
@@ -204,13 +249,13 @@ def main() -> int:
             print(f"  a copy of the set: {len(ts.tasks)} tasks, samples "
                   f"{args.samples or 'as evals/demo.yaml'}", flush=True)
         for backend in args.backends:
-            if backend not in BACKENDS:
+            if backend.removesuffix(_AS_A_USER) not in BACKENDS:
                 unavailable[backend] = f"not a backend of this checkout ({', '.join(BACKENDS)})"
                 continue
             root = base / backend
             root.mkdir(parents=True, exist_ok=True)
             try:
-                bring_images(backend, images)
+                bring_images(backend, images, root)
                 walls[backend] = run_demo(backend, root, args.jobs, extra)
             except (EvalError, RuntimeError, OSError, subprocess.CalledProcessError) as e:
                 unavailable[backend] = str(e)[-600:]

@@ -29,7 +29,8 @@ def _backends(root: Path, kind: str) -> set[str]:
     return {(r.get("backend") or {}).get("name", "?") for r in Store(root / "store").iter_records(kind)}
 
 
-@pytest.fixture(scope="module", params=["podman", "daemonless", "daemonless-as-a-user"])
+@pytest.fixture(scope="module", params=["podman", "podman-rootless", "daemonless",
+                                        "daemonless-as-a-user"])
 def on_backend(request: pytest.FixtureRequest, _gated_template: Path,
                tmp_path_factory: pytest.TempPathFactory) -> Project:
     """The gated project's set, locked as on Docker, gold-gated and evaluated on a backend."""
@@ -41,6 +42,12 @@ def on_backend(request: pytest.FixtureRequest, _gated_template: Path,
                      json.loads((root / "lock" / "mini.lock").read_text())["tasks"].values()})
     if as_a_user:
         project: Project = _as_the_user(root, images)
+    elif request.param == "podman-rootless":  # a rootless service: the images by id, copied
+        backend, rootless = "podman", request.getfixturevalue("rootless_podman")
+        for image in images:
+            copy_image(image, request.getfixturevalue("docker_client"), rootless.client)
+        project = new_project(root, files=False)
+        project.env["EVAL_PODMAN_HOST"] = request.getfixturevalue("rootless_podman_host")
     else:
         sandboxes = request.getfixturevalue(f"{backend}_sandboxes")
         if backend == "daemonless":  # the lock's images by id, as a registry gives them
@@ -92,6 +99,8 @@ def test_attempts_and_grades_record_their_backend_and_a_docker_rerun_does_nothin
                for r in Store(on_backend.root / "store").iter_records("grade")}
     in_userns = isinstance(on_backend, UserProject)
     assert all(("; user namespace (uids 0 -> " in d) == in_userns for d in details), details
+    rootless = "/run/user/" in on_backend.env.get("EVAL_PODMAN_HOST", "")
+    assert backend != "podman" or all(d.startswith("rootless") == rootless for d in details), details
     on_docker = Project(on_backend.root, {**on_backend.env, "EVAL_SANDBOX_BACKEND": "docker"})
     again = on_docker.doit("-n", "2", "-P", "process", "eval:mini")
     assert again.returncode == 0, again.stdout + again.stderr

@@ -5,25 +5,19 @@ that cannot is refused."""
 from __future__ import annotations
 
 import os
-import pwd
-import shutil
-import signal
-import subprocess
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import docker
 import pytest
-import requests
 
 from evaluator.errors import BadInputError
 from evaluator.grading import DockerGrader, GradeSpec
 from evaluator.images import build_task_image
 from evaluator.sandbox import DockerSandboxes, PodmanSandboxes, SandboxLimits, copy_image
 from evaluator.sandbox._podman_host import rootless_limits
-from tests.helpers import GOLD, unavailable
+from tests.helpers import GOLD
 
 pytestmark = pytest.mark.docker
 
@@ -70,46 +64,6 @@ def test_a_task_image_built_on_podman_has_docker_s_id(
     finally:
         for c in (docker_client, podman_sandboxes.client):
             c.images.remove(tag)
-
-
-@pytest.fixture(scope="module")
-def rootless_podman() -> Iterator[PodmanSandboxes]:
-    """podman's service run by the unprivileged user .ci/podman-up --tests sets up, on a socket
-    of its own."""
-    name = os.environ.get("EVAL_PODMAN_ROOTLESS_USER", "evalpodman")
-    try:
-        user = pwd.getpwnam(name)
-    except KeyError:
-        unavailable(f"no user {name} for rootless podman; run .ci/podman-up --tests")
-    if os.geteuid() != 0 or shutil.which("runuser") is None:
-        unavailable("starting a rootless podman service for another user needs root and runuser")
-    runtime = Path(f"/run/user/{user.pw_uid}")
-    runtime.mkdir(parents=True, exist_ok=True)
-    os.chown(runtime, user.pw_uid, user.pw_gid)
-    runtime.chmod(0o700)
-    sock = runtime / f"evaluator-test-{os.getpid()}.sock"
-    env = {"PATH": os.environ["PATH"], "HOME": user.pw_dir, "XDG_RUNTIME_DIR": str(runtime)}
-    # From its home: conmon writes an `oom` file into the service's folder on a memory kill.
-    proc = subprocess.Popen(["runuser", "-u", name, "--", "podman", "system", "service",
-                             "--time=0", f"unix://{sock}"], env=env, cwd=user.pw_dir,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            start_new_session=True)
-    for _ in range(100):
-        try:
-            client = docker.DockerClient(base_url=f"unix://{sock}")
-            if client.ping():
-                break
-        except (docker.errors.DockerException, requests.RequestException):
-            pass
-        time.sleep(0.2)
-    else:
-        os.killpg(proc.pid, signal.SIGKILL)
-        said = proc.communicate()[1][-500:].decode(errors="replace")
-        unavailable(f"a rootless podman service did not start: {said}")
-    yield PodmanSandboxes(client)
-    client.close()
-    os.killpg(proc.pid, signal.SIGTERM)  # runuser does not pass it on to the service
-    proc.wait(timeout=30)
 
 
 # Forks until refused, holding its children for a while; prints how many it got.
