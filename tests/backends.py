@@ -43,3 +43,19 @@ def remove(sandboxes: Any, sid: str) -> None:
         return
     with contextlib.suppress(docker.errors.NotFound):
         sandboxes.client.containers.get(sid).remove(force=True)
+
+
+def rootless(sandboxes: Any) -> bool:
+    """Whether `sandboxes` are a rootless podman service's (the disk modes `watch` and `tmpfs`
+    only: docs/podman.md)."""
+    return sandboxes.name == "podman" and sandboxes.backend().detail.startswith("rootless")
+
+
+def child_env(sandboxes: Any) -> dict[str, str]:
+    """What a child harness needs to reach the same backend: its name, and podman's socket
+    (the rootless service's is not the setting's)."""
+    env = {"EVAL_SANDBOX_BACKEND": sandboxes.name}
+    if sandboxes.name == "podman":
+        adapter = sandboxes.client.api.get_adapter("http+docker://localhost")
+        env["EVAL_PODMAN_HOST"] = f"unix://{adapter.socket_path}"
+    return env

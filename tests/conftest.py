@@ -93,7 +93,8 @@ def sandboxes(docker_client: docker.DockerClient) -> DockerSandboxes:
 
 
 # The backends the hostile-sandbox, grading and gold tests run on (`backend_sandboxes`).
-BACKENDS = ("docker", "podman", "daemonless")
+BACKENDS = ("docker", "podman", "podman-rootless", "daemonless")
+_FIXTURES = {"docker": "sandboxes", "podman-rootless": "rootless_podman"}
 
 
 @pytest.fixture(scope="session")
@@ -171,7 +172,7 @@ def daemonless_sandboxes(docker_client: docker.DockerClient) -> DaemonlessSandbo
 @pytest.fixture(scope="session", params=BACKENDS)
 def backend_sandboxes(request: pytest.FixtureRequest) -> Sandboxes:
     """Each backend's sandboxes in turn: a test taking this runs once per backend."""
-    name = "sandboxes" if request.param == "docker" else f"{request.param}_sandboxes"
+    name = _FIXTURES.get(request.param, f"{request.param}_sandboxes")
     sandboxes: Sandboxes = request.getfixturevalue(name)
     return sandboxes
 

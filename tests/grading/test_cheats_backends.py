@@ -1,4 +1,4 @@
-"""Part of the cheat battery on podman and on the daemonless backend (the src layout with its root
+"""Part of the cheat battery on podman (rootful and rootless) and on the daemonless backend (the src layout with its root
 conftest): gold resolves and empty does not, and the families that lean on the sandbox itself (a
 detached process, a rewritten report, a .pth start-up file) resolve nothing there either."""
 
@@ -20,10 +20,15 @@ def shop(docker_client, base_image, tmp_path_factory):
     return make_layout_case("shop", docker_client, base_image, tmp_path_factory)
 
 
-@pytest.fixture(scope="module", params=["podman", "daemonless"])
+_FIXTURES = {"podman": "podman_sandboxes", "podman-rootless": "rootless_podman",
+             "daemonless": "daemonless_sandboxes"}
+
+
+@pytest.fixture(scope="module", params=sorted(_FIXTURES))
 def other(request: pytest.FixtureRequest) -> tuple[str, DockerGrader]:
     """A backend other than Docker, and a grader on it."""
-    return request.param, DockerGrader(request.getfixturevalue(f"{request.param}_sandboxes"))
+    name = request.param.removesuffix("-rootless")
+    return name, DockerGrader(request.getfixturevalue(_FIXTURES[request.param]))
 
 
 def test_gold_resolves_and_empty_does_not_there(other, shop) -> None:

@@ -15,7 +15,7 @@ import pytest
 from evaluator.images import BASE_TAG
 from evaluator.sandbox import DockerSandboxes, SandboxLimits
 from evaluator.sandbox import _leftovers as leftovers
-from tests.backends import exists, remove, running
+from tests.backends import child_env, exists, remove, running
 from tests.daemonless import bring
 
 pytestmark = pytest.mark.docker
@@ -60,7 +60,7 @@ def test_root_sandbox_user_cannot_end_pid1(backend_sandboxes: DockerSandboxes,
 def _opened_by_child(sandboxes: DockerSandboxes, argv: list[str], timeout_s: float,
                      user: str = "1000:1000", command: str = "true",
                      *more: str) -> tuple[subprocess.Popen[str], str]:
-    env = {**os.environ, "PYTHONPATH": os.getcwd(), "EVAL_SANDBOX_BACKEND": sandboxes.name}
+    env = {**os.environ, "PYTHONPATH": os.getcwd(), **child_env(sandboxes)}
     if sandboxes.name == "daemonless":
         bring(sandboxes, BASE_TAG)  # (its store is the machine's: the child finds it there)
     child = subprocess.Popen([*argv, sys.executable, "-c", _OPEN, BASE_TAG, str(timeout_s), user,
