@@ -1,6 +1,7 @@
-"""Part of the cheat battery on podman (rootful and rootless) and on the daemonless backend (the src layout with its root
-conftest): gold resolves and empty does not, and the families that lean on the sandbox itself (a
-detached process, a rewritten report, a .pth start-up file) resolve nothing there either."""
+"""Part of the cheat battery on podman (rootful and rootless) and on the daemonless backend (the
+src layout with its root conftest): gold resolves and empty does not, and the families that lean
+on the sandbox itself (a detached process, a rewritten report, a .pth start-up file) resolve
+nothing there either."""
 
 import pytest
 
