@@ -78,7 +78,9 @@ def test_rootless_podman_contains_a_fork_bomb_memory_disk_and_time(
     limits = SandboxLimits(memory_mb=128, pids=40, disk_mb=32, exec_timeout_s=20)
     with rootless_podman.open(task_image, limits, purpose="test") as sb, \
             rootless_podman.open(task_image, limits, purpose="test") as other:
-        bomb = sb.exec("b() { b | b & }; b; wait", timeout_s=10)  # rootless exec starts slowly
+        # `wait` returned at once when the first pipeline ended, before the bomb met its cap:
+        # the exec stays while the bomb grows (a rootless exec also starts slowly).
+        bomb = sb.exec("b() { b | b & }; b; sleep 3", timeout_s=10)
         big = sb.exec("python3 -c \"b = b'x' * (400 << 20); print('allocated')\"")
         slow = sb.exec("sleep 60", timeout_s=2)
         # Each sandbox's processes count against its own cap only: two at once get as many.
