@@ -20,6 +20,8 @@ Docker, and every backend runs that copy. `--tasks N` keeps the first N tasks of
 its two gold-gate fixtures (the flaky one and the broken gold), and `--samples N` sets the eval's
 samples, for a shorter run on a busy machine (the same copy, so every backend runs the same).
 
+`podman-rootless` is podman's service run by the rootless user that `.ci/podman-up` makes,
+started for the run (its images copied from Docker by id, as for podman).
 `daemonless-as-a-user` is the daemonless backend started by the rootless user that
 `.ci/podman-up` makes (`EVAL_PODMAN_ROOTLESS_USER`, with subordinate ids): its own harness
 loads the images from the archive `docker save` writes and runs doit, which enters its user
@@ -33,17 +35,21 @@ machine lacks is reported as not run, never counted as agreeing.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import subprocess
 import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+
+import docker  # noqa: E402
 
 from evaluator.errors import EvalError  # noqa: E402
 from evaluator.gold import verdicts  # noqa: E402
@@ -53,16 +59,27 @@ from evaluator.sandbox import BACKENDS, copy_image, docker_client, open_backend 
 from evaluator.store import Store  # noqa: E402
 from evaluator.taskset import load_task_set  # noqa: E402
 from tests.daemonless import as_user, rootless_user  # noqa: E402
+from tests.engines import rootless_podman_service  # noqa: E402
 
 SET = "demo"
 
 
 _AS_A_USER = "-as-a-user"  # daemonless-as-a-user: the daemonless backend, started by a user
+_ROOTLESS = "-rootless"  # podman-rootless: podman's service run by that user
+_hosts: dict[str, str] = {}  # a rootless service's EVAL_PODMAN_HOST, once started
 
 
 def bring_images(backend: str, images: list[str], root: Path) -> None:
     """Give `backend` the set's images from the Docker engine, by id, unless it has them."""
     if backend == "docker":
+        return
+    if backend.endswith(_ROOTLESS):
+        rootless = docker.DockerClient(base_url=_hosts[backend])
+        for image in images:
+            t0 = time.perf_counter()
+            copy_image(image, docker_client(), rootless)
+            print(f"  {backend}: {image[:19]} in {time.perf_counter() - t0:.1f} s", flush=True)
+        rootless.close()
         return
     if backend.endswith(_AS_A_USER):  # the user's own harness loads what `docker save` wrote
         try:
@@ -139,6 +156,19 @@ def copied_set(dest: Path, exploits: bool, tasks: int | None,
     return env
 
 
+@contextlib.contextmanager
+def _rootless_service() -> Iterator[str]:
+    try:
+        service = rootless_podman_service()
+        host = service.__enter__()
+    except BaseException as e:  # noqa: BLE001 - the tests' "unavailable", said as not run
+        raise RuntimeError(f"no rootless podman service: {e}") from None
+    try:
+        yield host
+    finally:
+        service.__exit__(None, None, None)
+
+
 def _user_env(backend: str, root: Path, extra: dict[str, str]) -> dict[str, str]:
     return {**os.environ, **extra, "EVAL_SANDBOX_BACKEND": backend.removesuffix(_AS_A_USER),
             "HOME": str(root), "XDG_CACHE_HOME": str(root / "cache"),
@@ -151,6 +181,9 @@ def run_demo(backend: str, root: Path, jobs: int, extra: dict[str, str]) -> floa
     env = {**os.environ, **extra, "EVAL_SANDBOX_BACKEND": backend,
            "EVAL_STORE": str(root / "store"), "EVAL_REPORTS": str(root / "reports")}
     doit = [_DOIT, "-n", str(jobs), "-P", "process"]
+    if backend.endswith(_ROOTLESS):
+        env.update(EVAL_SANDBOX_BACKEND=backend.removesuffix(_ROOTLESS),
+                   EVAL_PODMAN_HOST=_hosts[backend])
     if backend.endswith(_AS_A_USER):
         env = {**_user_env(backend, root, extra), "EVAL_STORE": env["EVAL_STORE"],
                "EVAL_REPORTS": env["EVAL_REPORTS"]}
@@ -239,7 +272,8 @@ def main() -> int:
     print(f"{len(ts.tasks)} tasks, {len(images)} images, backends {args.backends}, exploit gate "
           f"{'off' if args.no_exploits else 'on'}, {os.cpu_count()} CPUs, load "
           f"{os.getloadavg()[0]:.1f}", flush=True)
-    with tempfile.TemporaryDirectory(prefix="bench-backends-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="bench-backends-") as tmp, \
+            contextlib.ExitStack() as services:
         base = args.keep or Path(tmp)
         extra: dict[str, str] = {}
         if args.no_exploits or args.tasks is not None or args.samples is not None:
@@ -249,12 +283,14 @@ def main() -> int:
             print(f"  a copy of the set: {len(ts.tasks)} tasks, samples "
                   f"{args.samples or 'as evals/demo.yaml'}", flush=True)
         for backend in args.backends:
-            if backend.removesuffix(_AS_A_USER) not in BACKENDS:
+            if backend.removesuffix(_AS_A_USER).removesuffix(_ROOTLESS) not in BACKENDS:
                 unavailable[backend] = f"not a backend of this checkout ({', '.join(BACKENDS)})"
                 continue
             root = base / backend
             root.mkdir(parents=True, exist_ok=True)
             try:
+                if backend.endswith(_ROOTLESS):
+                    _hosts[backend] = services.enter_context(_rootless_service())
                 bring_images(backend, images, root)
                 walls[backend] = run_demo(backend, root, args.jobs, extra)
             except (EvalError, RuntimeError, OSError, subprocess.CalledProcessError) as e:

@@ -9,10 +9,7 @@ engine they skip on a workstation but fail in CI, where a skip would hide a brok
 
 from __future__ import annotations
 
-import os
-import pwd
 import shutil
-import signal
 import subprocess
 import time
 from collections.abc import Iterator
@@ -22,7 +19,6 @@ from typing import Any
 import docker
 import httpx
 import pytest
-import requests
 
 from evaluator.errors import EvalError
 from evaluator.grading import DockerGrader, GradeSpec
@@ -39,7 +35,7 @@ from evaluator.sandbox import (
 )
 from evaluator.sandbox import docker_client as connect
 from evaluator.simulated import SimulatedEndpoint, start_simulated_endpoint
-from tests.engines import Engine, start_engine
+from tests.engines import Engine, rootless_podman_service, start_engine
 from tests.helpers import HIDDEN_FILES, REPO_FILES, TEST_CMD, free_port, unavailable, write_files
 from tests.pipeline.support import Project, new_project
 from tests.schedule import Recorder, make_scheduler
@@ -113,40 +109,8 @@ def podman_sandboxes(docker_client: docker.DockerClient) -> Iterator[PodmanSandb
 def rootless_podman_host() -> Iterator[str]:
     """podman's service run by the unprivileged user .ci/podman-up --tests sets up, on a socket
     of its own: its address (EVAL_PODMAN_HOST)."""
-    name = os.environ.get("EVAL_PODMAN_ROOTLESS_USER", "evalpodman")
-    try:
-        user = pwd.getpwnam(name)
-    except KeyError:
-        unavailable(f"no user {name} for rootless podman; run .ci/podman-up --tests")
-    if os.geteuid() != 0 or shutil.which("runuser") is None:
-        unavailable("starting a rootless podman service for another user needs root and runuser")
-    runtime = Path(f"/run/user/{user.pw_uid}")
-    runtime.mkdir(parents=True, exist_ok=True)
-    os.chown(runtime, user.pw_uid, user.pw_gid)
-    runtime.chmod(0o700)
-    sock = runtime / f"evaluator-test-{os.getpid()}.sock"
-    env = {"PATH": os.environ["PATH"], "HOME": user.pw_dir, "XDG_RUNTIME_DIR": str(runtime)}
-    # From its home: conmon writes an `oom` file into the service's folder on a memory kill.
-    proc = subprocess.Popen(["runuser", "-u", name, "--", "podman", "system", "service",
-                             "--time=0", f"unix://{sock}"], env=env, cwd=user.pw_dir,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            start_new_session=True)
-    for _ in range(100):
-        try:
-            client = docker.DockerClient(base_url=f"unix://{sock}")
-            if client.ping():
-                break
-        except (docker.errors.DockerException, requests.RequestException):
-            pass
-        time.sleep(0.2)
-    else:
-        os.killpg(proc.pid, signal.SIGKILL)
-        said = proc.communicate()[1][-500:].decode(errors="replace")
-        unavailable(f"a rootless podman service did not start: {said}")
-    client.close()
-    yield f"unix://{sock}"
-    os.killpg(proc.pid, signal.SIGTERM)  # runuser does not pass it on to the service
-    proc.wait(timeout=30)
+    with rootless_podman_service() as host:
+        yield host
 
 
 @pytest.fixture(scope="session")

@@ -9,14 +9,22 @@ reproducibility tests through the `second_engine` fixture (tests/conftest.py).
 
 from __future__ import annotations
 
+import contextlib
 import os
+import pwd
 import shutil
 import signal
 import subprocess
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+import docker
+import requests
+
+from tests.helpers import unavailable
 
 _START_TIMEOUT_S = 60
 
@@ -106,3 +114,45 @@ def start_engine(prefix: str = "evaluator-engine-") -> Engine:
     tail = (root / "dockerd.log").read_text(errors="replace")[-2000:]
     engine.stop()
     raise RuntimeError(f"a second dockerd did not answer within {_START_TIMEOUT_S}s: {tail}")
+
+
+@contextlib.contextmanager
+def rootless_podman_service() -> Iterator[str]:
+    """podman's service run by the unprivileged user .ci/podman-up --tests sets up, on a socket
+    of its own, until the block ends: its address (EVAL_PODMAN_HOST)."""
+    name = os.environ.get("EVAL_PODMAN_ROOTLESS_USER", "evalpodman")
+    try:
+        user = pwd.getpwnam(name)
+    except KeyError:
+        unavailable(f"no user {name} for rootless podman; run .ci/podman-up --tests")
+    if os.geteuid() != 0 or shutil.which("runuser") is None:
+        unavailable("starting a rootless podman service for another user needs root and runuser")
+    runtime = Path(f"/run/user/{user.pw_uid}")
+    runtime.mkdir(parents=True, exist_ok=True)
+    os.chown(runtime, user.pw_uid, user.pw_gid)
+    runtime.chmod(0o700)
+    sock = runtime / f"evaluator-test-{os.getpid()}.sock"
+    env = {"PATH": os.environ["PATH"], "HOME": user.pw_dir, "XDG_RUNTIME_DIR": str(runtime)}
+    # From its home: conmon writes an `oom` file into the service's folder on a memory kill.
+    proc = subprocess.Popen(["runuser", "-u", name, "--", "podman", "system", "service",
+                             "--time=0", f"unix://{sock}"], env=env, cwd=user.pw_dir,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    for _ in range(100):
+        try:
+            client = docker.DockerClient(base_url=f"unix://{sock}")
+            if client.ping():
+                break
+        except (docker.errors.DockerException, requests.RequestException):
+            pass
+        time.sleep(0.2)
+    else:
+        os.killpg(proc.pid, signal.SIGKILL)
+        said = proc.communicate()[1][-500:].decode(errors="replace")
+        unavailable(f"a rootless podman service did not start: {said}")
+    client.close()
+    try:
+        yield f"unix://{sock}"
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)  # runuser does not pass it on to the service
+        proc.wait(timeout=30)
