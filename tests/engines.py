@@ -125,34 +125,53 @@ def rootless_podman_service() -> Iterator[str]:
         user = pwd.getpwnam(name)
     except KeyError:
         unavailable(f"no user {name} for rootless podman; run .ci/podman-up --tests")
-    if os.geteuid() != 0 or shutil.which("runuser") is None:
-        unavailable("starting a rootless podman service for another user needs root and runuser")
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        unavailable("starting a rootless podman service for another user needs root and setpriv")
     runtime = Path(f"/run/user/{user.pw_uid}")
     runtime.mkdir(parents=True, exist_ok=True)
     os.chown(runtime, user.pw_uid, user.pw_gid)
     runtime.chmod(0o700)
     sock = runtime / f"evaluator-test-{os.getpid()}.sock"
-    env = {"PATH": os.environ["PATH"], "HOME": user.pw_dir, "XDG_RUNTIME_DIR": str(runtime)}
-    # From its home: conmon writes an `oom` file into the service's folder on a memory kill.
-    proc = subprocess.Popen(["runuser", "-u", name, "--", "podman", "system", "service",
-                             "--time=0", f"unix://{sock}"], env=env, cwd=user.pw_dir,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            start_new_session=True)
-    for _ in range(100):
+    env = {"PATH": os.environ["PATH"], "HOME": user.pw_dir, "USER": name,
+           "XDG_RUNTIME_DIR": str(runtime)}
+    # setpriv, not runuser: no PAM session (one that waits on an absent logind hung the start
+    # with nothing said), and the service is this process's child, so a signal reaches it.
+    # Its log goes to a file: a pipe nobody reads fills over a session and blocks the service.
+    fd, where = tempfile.mkstemp(prefix=f"rootless-podman-{os.getpid()}-", suffix=".log")
+    os.close(fd)
+    log = Path(where)
+    with log.open("wb") as out:
+        # From its home: conmon writes an `oom` file into the service's folder on a memory kill.
+        proc = subprocess.Popen(
+            ["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--init-groups",
+             "--", "podman", "system", "service", "--time=0", f"unix://{sock}"],
+            env=env, cwd=user.pw_dir, stdin=subprocess.DEVNULL, stdout=out, stderr=out,
+            start_new_session=True)
+    began = time.monotonic()
+    while proc.poll() is None and time.monotonic() - began < _START_TIMEOUT_S:
         try:
-            client = docker.DockerClient(base_url=f"unix://{sock}")
+            client = docker.DockerClient(base_url=f"unix://{sock}", timeout=10)
             if client.ping():
                 break
         except (docker.errors.DockerException, requests.RequestException):
             pass
         time.sleep(0.2)
     else:
-        os.killpg(proc.pid, signal.SIGKILL)
-        said = proc.communicate()[1][-500:].decode(errors="replace")
-        unavailable(f"a rootless podman service did not start: {said}")
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        said = log.read_text(errors="replace")[-1500:] or "(nothing)"
+        unavailable(f"a rootless podman service for {name} did not answer on {sock} within "
+                    f"{time.monotonic() - began:.0f} s (exit {proc.returncode}); it said: {said}")
     client.close()
     try:
         yield f"unix://{sock}"
     finally:
-        os.killpg(proc.pid, signal.SIGTERM)  # runuser does not pass it on to the service
-        proc.wait(timeout=30)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        log.unlink(missing_ok=True)
