@@ -18,6 +18,8 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Literal
 
+from evaluator.store import connect_wal
+
 Status = Literal["queued", "running", "succeeded", "failed"]
 ACTIVE: tuple[Status, ...] = ("queued", "running")
 
@@ -89,9 +91,7 @@ class RunDB:
     def __init__(self, path: Path) -> None:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
-        with closing(self._connect()) as db:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.executescript(_SCHEMA)
+        with closing(connect_wal(path, _SCHEMA, timeout=30)) as db:
             # A store made before runs had an isolation: add the column (NULL: the config's).
             if "isolation" not in {r[1] for r in db.execute("PRAGMA table_info(runs)")}:
                 db.execute("ALTER TABLE runs ADD COLUMN isolation TEXT")

@@ -9,6 +9,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from evaluator.filelock import exclusive
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS records (
     kind TEXT NOT NULL,
@@ -24,6 +26,26 @@ CREATE TABLE IF NOT EXISTS records (
 CREATE INDEX IF NOT EXISTS records_by_set ON records (kind, task_set, task_id);
 """
 
+def connect_wal(path: Path, schema: str, *, timeout: float) -> sqlite3.Connection:
+    """Open the SQLite database at `path` in WAL mode with `schema` made, the file made if missing.
+
+    Switching a database to WAL takes an exclusive lock, and when several processes open the same
+    new database at once SQLite can answer "database is locked" straight away, without waiting
+    out the busy timeout (CI saw it with `doit -n 2 -P process`). So the switch and the schema are
+    made under an flock on a file beside the database; once a database is in WAL it stays so.
+    """
+    with exclusive(path.with_name(path.name + ".lock")):
+        conn = sqlite3.connect(path, timeout=timeout, isolation_level=None)
+        try:
+            conn.execute(f"PRAGMA busy_timeout={int(timeout * 1000)}")
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.executescript(schema)
+        except BaseException:
+            conn.close()
+            raise
+    return conn
+
+
 # Columns lifted out of a record for filtering; everything else stays in `body`.
 COLUMNS = ("task_set", "task_id", "subject", "status")
 
@@ -38,10 +60,8 @@ class Index:
 
     def _db(self) -> sqlite3.Connection:
         if self._conn is None or self._pid != os.getpid():
-            conn = sqlite3.connect(self._path, timeout=60, isolation_level=None)
-            conn.execute("PRAGMA journal_mode=WAL")
+            conn = connect_wal(self._path, _SCHEMA, timeout=60)
             conn.execute("PRAGMA synchronous=NORMAL")
-            conn.executescript(_SCHEMA)
             self._conn, self._pid = conn, os.getpid()
         return self._conn
 

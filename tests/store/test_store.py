@@ -3,6 +3,7 @@ import os
 import signal
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -101,3 +102,23 @@ def test_sigkill_mid_write_leaves_only_whole_records(tmp_path: Path) -> None:
     p.join()
     records = list(Store(tmp_path).iter_records("grade"))  # each parses as whole JSON
     assert records and all(len(r["payload"]) == 100_000 for r in records)
+
+
+def _open_at_once(root: str, n: int, barrier: Any) -> None:
+    store = Store(root, remote=None)
+    barrier.wait()
+    store.index.add("grade", f"{n:064x}", {"n": n})
+
+
+def test_processes_opening_a_new_index_at_once_all_land(tmp_path: Path) -> None:
+    # Unguarded, SQLite's switch to WAL failed "database is locked" in about one round in ten (so 30 rounds).
+    for round_ in range(30):
+        root, barrier = str(tmp_path / str(round_)), multiprocessing.Barrier(12)
+        procs = [multiprocessing.Process(target=_open_at_once, args=(root, n, barrier))
+                 for n in range(12)]
+        for p in procs:
+            p.start()
+        for p in procs:
+            p.join()
+        assert [p.exitcode for p in procs] == [0] * 12
+        assert len(Store(root, remote=None).index.keys("grade")) == 12
