@@ -37,7 +37,6 @@ def connect_wal(path: Path, schema: str, *, timeout: float) -> sqlite3.Connectio
     with exclusive(path.with_name(path.name + ".lock")):
         conn = sqlite3.connect(path, timeout=timeout, isolation_level=None)
         try:
-            conn.execute(f"PRAGMA busy_timeout={int(timeout * 1000)}")
             conn.execute("PRAGMA journal_mode=WAL")
             conn.executescript(schema)
         except BaseException:

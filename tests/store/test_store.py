@@ -111,7 +111,8 @@ def _open_at_once(root: str, n: int, barrier: Any) -> None:
 
 
 def test_processes_opening_a_new_index_at_once_all_land(tmp_path: Path) -> None:
-    # Unguarded, SQLite's switch to WAL failed "database is locked" in about one round in ten (so 30 rounds).
+    # Unguarded, SQLite's switch to WAL failed "database is locked" in about one round in
+    # ten, so 30 rounds.
     for round_ in range(30):
         root, barrier = str(tmp_path / str(round_)), multiprocessing.Barrier(12)
         procs = [multiprocessing.Process(target=_open_at_once, args=(root, n, barrier))
