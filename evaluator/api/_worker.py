@@ -22,15 +22,12 @@ from evaluator.api._procs import start_time
 from evaluator.api._progress import WORKER_MARK, progress
 from evaluator.api._runplan import AgentRef, resolve_agent, run_plan
 from evaluator.api._settings import DOIT_ENV, Settings
+from evaluator.console import say
 from evaluator.errors import EvalError
 from evaluator.settings import Settings as Declared
 from evaluator.store import Store
 
 _TAIL_LINES = 4
-
-
-def _say(text: str) -> None:
-    print(text, flush=True)
 
 
 def failure_cause(log_text: str, task_set: str, code: int) -> str:
@@ -46,7 +43,7 @@ def _snapshot(settings: Settings, run: Run) -> dict[str, object] | None:
     try:
         plan = run_plan(settings, run.task_set, run.agent, run.samples, run.isolation)
     except EvalError as exc:
-        _say(f"worker: no final counts: {type(exc).__name__}: {exc}")
+        say(f"worker: no final counts: {type(exc).__name__}: {exc}")
         return None
     return progress(Store(settings.store), plan)
 
@@ -57,7 +54,7 @@ def run_doit(settings: Settings, run: Run, doit: Sequence[str], jobs: int) -> tu
            Declared.samples.env: str(run.samples),
            **({Declared.isolation.env: run.isolation} if run.isolation else {})}
     argv = [*doit, "-n", str(jobs), "-P", "process", f"eval:{run.task_set}"]
-    _say(f"worker: {' '.join(argv)}")
+    say(f"worker: {' '.join(argv)}")
     try:
         code = subprocess.run(argv, env=env, cwd=settings.cwd, stdin=subprocess.DEVNULL).returncode
     except OSError as exc:
@@ -85,9 +82,9 @@ def work(settings: Settings, run_id: str, doit: Sequence[str], jobs: int) -> int
     pid = os.getpid()
     run = db.claim(run_id, pid, start_time(pid))
     if run is None:
-        _say(f"worker pid {pid}: run {run_id} is not queued (another worker has it); exiting")
+        say(f"worker pid {pid}: run {run_id} is not queued (another worker has it); exiting")
         return 0
-    _say(f"{WORKER_MARK} pid={pid} start={run.starts} at={time.strftime('%Y-%m-%dT%H:%M:%S%z')}")
+    say(f"{WORKER_MARK} pid={pid} start={run.starts} at={time.strftime('%Y-%m-%dT%H:%M:%S%z')}")
     _on_sigterm(db, run, pid)
     try:
         resolve_agent(settings, AgentRef(run.agent, run.identity))
@@ -98,7 +95,7 @@ def work(settings: Settings, run_id: str, doit: Sequence[str], jobs: int) -> int
     code, cause = run_doit(settings, run, doit, jobs)
     recorded = db.finish(run.id, pid, status="succeeded" if code == 0 else "failed", cause=cause,
                          exit_code=code, counts=_snapshot(settings, run))
-    _say(f"worker: run {run.id} {'ended' if recorded else 'was taken over; not recorded'}: "
+    say(f"worker: run {run.id} {'ended' if recorded else 'was taken over; not recorded'}: "
          f"exit code {code}")
     return 0
 

@@ -14,7 +14,6 @@ import glob
 import os
 import re
 import shutil
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -22,6 +21,7 @@ from pathlib import Path
 import docker
 import docker.errors
 
+from evaluator.console import say
 from evaluator.errors import BadInputError, InfraError
 from evaluator.filelock import exclusive
 from evaluator.images import _debs, _rootfs
@@ -199,4 +199,4 @@ def build_base(client: docker.DockerClient, tag: str, pins: BasePins) -> str:
 
 
 def _log(message: str) -> None:
-    print(f"[base image] {message}", file=sys.stderr, flush=True)
+    say(f"[base image] {message}", err=True)

@@ -12,9 +12,9 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
+from evaluator.console import say
 from evaluator.errors import InfraError
 from evaluator.images._layer import EPOCH
 from evaluator.images._pins import BasePins
@@ -146,4 +146,4 @@ def unmount_below(root: Path) -> None:
 
 
 def _log(message: str) -> None:
-    print(f"[base image] {message}", file=sys.stderr, flush=True)
+    say(f"[base image] {message}", err=True)

@@ -26,6 +26,7 @@ import docker
 import docker.errors
 import requests
 
+from evaluator.console import say
 from evaluator.errors import BadInputError, InfraError
 from evaluator.filelock import exclusive
 from evaluator.hashing import hash_json
@@ -103,9 +104,8 @@ def _seal(client: Any, image_id: str, workdir: str, base: str, tag: str,
         if container is not None:
             _remove(container)
     history = parse_history(out)
-    print(f"evaluator: sealed {workdir} of {image_id[:19]} at {base[:12]} in "
-          f"{time.monotonic() - started:.1f}s ({len(history.findings)} finding(s) hidden)",
-          flush=True)
+    say(f"evaluator: sealed {workdir} of {image_id[:19]} at {base[:12]} in "
+        f"{time.monotonic() - started:.1f}s ({len(history.findings)} finding(s) hidden)")
     return sealed
 
 

@@ -22,6 +22,7 @@ from evaluator.attempts import (
     quarantined,
     summarize,
 )
+from evaluator.console import say
 from evaluator.errors import BadInputError, EvalError, InfraError
 from evaluator.executor import AttemptWork, ModelSpec, QueueMarks, WorkLost
 from evaluator.model import Prices
@@ -70,8 +71,8 @@ def _attempt_action(name: str, label: str) -> TaskFailed | None:
     budget = _budget(plan)
     estimate, _ = estimate_cost(store, pa.agent)
     if not budget.reserve(estimate):
-        print(f"{label}: not started, the budget of ${plan.spec.budget_usd} per run is reached "
-              f"(spent plus in flight); raise budget_usd to go on")
+        say(f"{label}: not started, the budget of ${plan.spec.budget_usd} per run is reached "
+            f"(spent plus in flight); raise budget_usd to go on")
         return None
     actual, failed = 0.0, True
     executor = ctx.executor(plan.spec.concurrency.sandboxes)
@@ -85,8 +86,8 @@ def _attempt_action(name: str, label: str) -> TaskFailed | None:
                 # The node died under it: infra, counted, and the attempt goes to another node.
                 store.put_error("attempt", pa.key, exc, task_id=pa.task.id,
                                 subject=pa.agent.name)
-                print(f"{label}: infra error, " + ("handed to another node" if n + 1 <
-                      executor.tries else "retried next run") + f": {exc}")
+                say(f"{label}: infra error, " + ("handed to another node" if n + 1 <
+                    executor.tries else "retried next run") + f": {exc}")
                 if quarantined(store, plan.spec, pa.key):
                     break
                 continue
@@ -96,7 +97,7 @@ def _attempt_action(name: str, label: str) -> TaskFailed | None:
             break
     except EvalError as exc:
         store.put_error("attempt", pa.key, exc, task_id=pa.task.id, subject=pa.agent.name)
-        print(f"{label}: infra error, retried next run: {type(exc).__name__}: {exc}")
+        say(f"{label}: infra error, retried next run: {type(exc).__name__}: {exc}")
     finally:
         queue.start(pa.key)
         budget.settle(estimate, actual, error=failed)
@@ -135,7 +136,7 @@ def _grade_action(name: str, label: str) -> TaskFailed | None:
         grade_attempt(store, ctx.executor(plan.spec.concurrency.sandboxes).grader(lost), plan, pa,
                       attempt)
     except EvalError as exc:
-        print(f"{label}: grading failed, retried next run: {type(exc).__name__}: {exc}")
+        say(f"{label}: grading failed, retried next run: {type(exc).__name__}: {exc}")
     return None
 
 
@@ -146,7 +147,7 @@ def lost_grade_recorder(store: Any, key: str, task_id: str, subject: str,
 
     def lost(exc: WorkLost) -> None:
         store.put_error("grade", key, exc, task_id=task_id, subject=subject)
-        print(f"{label}: grade infra error, handed to another node: {exc}")
+        say(f"{label}: grade infra error, handed to another node: {exc}")
 
     return lost
 
@@ -156,21 +157,21 @@ def _summary_action(name: str) -> TaskFailed | None:
         plan = ctx.eval_plan(name)
     except EvalError as exc:
         return TaskFailed(str(exc))
-    print(f"eval of task set {name!r} (version {plan.lock.version}), "
-          f"{plan.spec.samples} sample(s) per task, {len(plan.excluded)} task(s) excluded by "
-          f"the gold gate:")
+    say(f"eval of task set {name!r} (version {plan.lock.version}), "
+        f"{plan.spec.samples} sample(s) per task, {len(plan.excluded)} task(s) excluded by "
+        f"the gold gate:")
     rows = summarize(ctx.store(), plan)
-    print(format_summary(rows))
+    say(format_summary(rows))
     for agent, why in sorted(plan.refused.items()):
-        print(f"refused: agent {agent!r}: {why}")
+        say(f"refused: agent {agent!r}: {why}")
     state = _budget(plan).state()
     if state.get("refused"):
-        print(f"budget: {state['refused']} attempt(s) not started, cap ${plan.spec.budget_usd} "
-              f"reached")
+        say(f"budget: {state['refused']} attempt(s) not started, cap ${plan.spec.budget_usd} "
+            f"reached")
     unfinished = sum(r["pending"] + r["error"] + r["ungraded"] for r in rows)
     held = sum(r["quarantined"] for r in rows)
     if held:
-        print(quarantine_hint(name, held))
+        say(quarantine_hint(name, held))
     if unfinished or held or plan.refused:
         return TaskFailed("; ".join(
             ([f"{unfinished} attempt(s) unfinished (infra errors or budget); run `doit eval:{name}` "
@@ -193,11 +194,11 @@ def _plan_action(name: str) -> TaskFailed | None:
     for pa in todo:
         cost, how = estimate_cost(store, pa.agent)
         total += cost
-        print(f"would run {pa.label:60} ~${cost:.4f} ({how})")
-    print(f"{len(todo)} of {len(plan.attempts)} attempts would run; estimated cost ${total:.4f}"
-          + (f"; budget per run ${plan.spec.budget_usd}" if plan.spec.budget_usd else ""))
+        say(f"would run {pa.label:60} ~${cost:.4f} ({how})")
+    say(f"{len(todo)} of {len(plan.attempts)} attempts would run; estimated cost ${total:.4f}"
+        + (f"; budget per run ${plan.spec.budget_usd}" if plan.spec.budget_usd else ""))
     for agent, why in sorted(plan.refused.items()):
-        print(f"refused: agent {agent!r}: {why}")
+        say(f"refused: agent {agent!r}: {why}")
     return None
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from doit.exceptions import TaskFailed
 
+from evaluator.console import say
 from evaluator.errors import EvalError, InfraError
 from evaluator.gold import (
     INCOMPLETE,
@@ -44,11 +45,11 @@ def _grade_action(name: str, task_id: str, subject: str, rep: int) -> TaskFailed
         grader = ctx.executor(ctx.sandbox_limit()).grader(lost)
         rec = run_grade(ctx.store(), grader, loaded.task_set, loaded.lock, plan, subject, rep)
     except InfraError as exc:
-        print(f"{task_id} {subject} rep {rep}: infra error, retried next run: {exc}")
+        say(f"{task_id} {subject} rep {rep}: infra error, retried next run: {exc}")
         return None
     except EvalError as exc:
         return TaskFailed(f"{task_id} {subject} rep {rep}: {type(exc).__name__}: {exc}")
-    print(f"{task_id:32} {subject:5} rep {rep}: {rec.outcome}")
+    say(f"{task_id:32} {subject:5} rep {rep}: {rec.outcome}")
     return None
 
 
@@ -64,14 +65,14 @@ def _exploit_action(name: str, task_id: str, family: str) -> TaskFailed | None:
         grader = ctx.executor(ctx.sandbox_limit()).grader(lost)
         rec = run_exploits_of(ctx.store(), grader, loaded.task_set, loaded.lock, plan, family)
     except InfraError as exc:
-        print(f"{label}: infra error, retried next run: {exc}")
+        say(f"{label}: infra error, retried next run: {exc}")
         return None
     except EvalError as exc:
         return TaskFailed(f"{label}: {type(exc).__name__}: {exc}")
     if rec is not None:
         how = f"{rec.status}" + (f" by the {rec.caught_by}" if rec.caught_by else "")
-        print(f"{task_id:32} exploit {family:18} {how}"
-              + (f" (graded: {rec.grade_outcome})" if rec.graded else ""))
+        say(f"{task_id:32} exploit {family:18} {how}"
+            + (f" (graded: {rec.grade_outcome})" if rec.graded else ""))
     return None
 
 
@@ -103,12 +104,12 @@ def _summary_action(name: str) -> TaskFailed | None:
         plans = _plans(name)
     except EvalError as exc:
         return TaskFailed(str(exc))
-    print(f"gold gate of task set {name!r} (version {loaded.lock.version}):")
+    say(f"gold gate of task set {name!r} (version {loaded.lock.version}):")
     store = ctx.store()
     rows = {tid: store.read(VerdictRecord, p.verdict_key) or VerdictRecord.undecided(tid, name)
             for tid, p in plans.items()}
-    print(format_verdicts(rows))
-    print(summary_line(exploit_summary(rows)))
+    say(format_verdicts(rows))
+    say(summary_line(exploit_summary(rows)))
     undecided = [t for t, r in rows.items() if r.verdict == INCOMPLETE]
     if undecided:
         return TaskFailed(f"{len(undecided)} task(s) undecided (infra errors); run "

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Iterator
 from typing import Any
 
 from doit.exceptions import TaskFailed
 
+from evaluator.console import say
 from evaluator.errors import EvalError
 from evaluator.images import (
     BASE_TAG,
@@ -39,7 +39,7 @@ def build_images(name: str) -> TaskFailed | None:
             assert task.spec.build is not None
             repo = task.dir / task.spec.build.repo
             if not task_image_current(client, task.spec.image, repo, base):
-                print(f"building {task.spec.image}", file=sys.stderr)
+                say(f"building {task.spec.image}", err=True)
                 build_task_image(client, base_image=base, tag=task.spec.image, repo_dir=repo,
                                  workdir=task.spec.workdir, user=task.spec.user)
     except EvalError as exc:
@@ -71,7 +71,7 @@ def write_lock(name: str, repin: bool = False) -> TaskFailed | None:
     path.parent.mkdir(parents=True, exist_ok=True)
     _say_changed_images(path, lock)
     replace_atomic(path, lock.to_json(), path.parent)
-    print(f"wrote {path} (task set version {lock.version}, {len(lock.tasks)} tasks)")
+    say(f"wrote {path} (task set version {lock.version}, {len(lock.tasks)} tasks)")
     return None
 
 
@@ -95,9 +95,8 @@ def _say_changed_images(path: Any, lock: Any) -> None:
     for tid, pin in sorted(lock.tasks.items()):
         before = (old.get(tid) or {}).get("image", {}).get("pinned")
         if before and before != pin.image:
-            print(f"{path}: the image of task {tid!r} changed from {before} to {pin.image}: "
-                  f"its keys change; commit the lock if that was meant (e.g. after --repin)",
-                  file=sys.stderr)
+            say(f"{path}: the image of task {tid!r} changed from {before} to {pin.image}: "
+                f"its keys change; commit the lock if that was meant (e.g. after --repin)", err=True)
 
 
 def lock_is_current(task: Any, name: str) -> bool:

@@ -10,6 +10,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from evaluator.console import say
 from evaluator.errors import EvalError
 from evaluator.grading import DockerGrader, GradeRecord, why_not
 from evaluator.pipeline import _context as ctx
@@ -40,20 +41,20 @@ def _grade(args: argparse.Namespace) -> int:
         ts, lock, store = loaded.task_set, loaded.lock, ctx.store()
         planned, problems = plan_predictions(preds, ts, lock, store, instance_tasks(ts))
     except EvalError as exc:
-        print(f"error: {exc}")
+        say(f"error: {exc}")
         return 2
     for line in problems:
-        print(f"not graded: {line}")
+        say(f"not graded: {line}")
     if not planned:
-        print(f"nothing to grade on {ts.name!r}: no prediction names a valid task"
-              + (f"; run `doit gold:{ts.name}` first" if any("gold gate" in p for p in problems)
+        say(f"nothing to grade on {ts.name!r}: no prediction names a valid task"
+            + (f"; run `doit gold:{ts.name}` first" if any("gold gate" in p for p in problems)
                  else ""))
         return 1
     idents = {s: identity(s, ts.name, planned) for s in sorted({p.prediction.subject
                                                                 for p in planned})}
     todo = [pp for pp in planned if not store.has("result", pp.result_key)]
-    print(f"{len(planned)} prediction(s) of {len(idents)} subject(s) on {ts.name!r}: "
-          f"{len(planned) - len(todo)} already graded, {len(todo)} to grade")
+    say(f"{len(planned)} prediction(s) of {len(idents)} subject(s) on {ts.name!r}: "
+        f"{len(planned) - len(todo)} already graded, {len(todo)} to grade")
     global _JOBS
     _JOBS = (ts, lock, idents, todo)
     jobs = max(1, args.jobs or settings.sandboxes)
@@ -63,14 +64,14 @@ def _grade(args: argparse.Namespace) -> int:
     with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("fork")) as pool:
         for pp, (status, error) in zip(todo, pool.map(_grade_one, range(len(todo))), strict=True):
             failed += status is None
-            print(f"{pp.prediction.subject:30} {pp.prediction.instance_id:40} "
-                  + (status or f"infra error, retried next run: {error}"))
+            say(f"{pp.prediction.subject:30} {pp.prediction.instance_id:40} "
+                + (status or f"infra error, retried next run: {error}"))
     if failed:
-        print(f"{failed} prediction(s) not graded (infra errors); run the command again")
+        say(f"{failed} prediction(s) not graded (infra errors); run the command again")
         return 1
     for subject, ident in idents.items():
         write_manifest(store, ts.name, subject, ident, planned)
-    print(f"done; `doit report:{ts.name}` shows each model_name_or_path as a subject")
+    say(f"done; `doit report:{ts.name}` shows each model_name_or_path as a subject")
     return 0
 
 

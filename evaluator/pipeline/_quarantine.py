@@ -15,6 +15,7 @@ import argparse
 from typing import Any
 
 from evaluator.attempts import quarantined
+from evaluator.console import say
 from evaluator.errors import BadInputError, EvalError
 from evaluator.pipeline import _context as ctx
 from evaluator.settings import add_path_options, add_set_option
@@ -47,7 +48,7 @@ def _run(args: argparse.Namespace) -> int:
             raise BadInputError("say what to release: --all, or --agent, --task or --key")
         found = selected(args.set, agent=args.agent, task=args.task, key=args.key)
     except EvalError as exc:
-        print(f"error: {exc}")
+        say(f"error: {exc}")
         return 2
     store = ctx.store()
     for pa in found:
@@ -55,11 +56,11 @@ def _run(args: argparse.Namespace) -> int:
         last = errors[-1].get("message", "") if errors else ""
         if args.action == "release":
             store.release_errors("attempt", pa.key)
-            print(f"released {pa.label} ({pa.key[:16]})")
+            say(f"released {pa.label} ({pa.key[:16]})")
         else:
-            print(f"{pa.label:60} {pa.key[:16]} {len(errors)} errors, last: {last[:160]}")
+            say(f"{pa.label:60} {pa.key[:16]} {len(errors)} errors, last: {last[:160]}")
     verb = "released" if args.action == "release" else "quarantined"
-    print(f"{len(found)} attempt(s) {verb}" + (
+    say(f"{len(found)} attempt(s) {verb}" + (
         f"; run `doit eval:{args.set}` to retry them" if args.action == "release" and found else ""))
     return 0
 

@@ -21,6 +21,11 @@ from evaluator.settings import settings
 
 
 class QuietReporter(ConsoleReporter):
+    def write(self, text: str) -> None:
+        # Flushed at once: targets' processes write to the same stream (evaluator/console.py).
+        self.outstream.write(text)
+        self.outstream.flush()
+
     def initialize(self, tasks: Any, selected_tasks: Any) -> None:
         super().initialize(tasks, selected_tasks)
         self._started = time.monotonic()
@@ -69,6 +74,7 @@ class QuietReporter(ConsoleReporter):
         sys.stderr.write(f"[eval] done {self._done}/{self._pending}, running {self._running}, errors "
                          f"{int(errors)}, cost ${spent:.4f}, ETA {eta:.0f}s, "
                          f"queue age {self._queue_age(elapsed):.0f}s\n")
+        sys.stderr.flush()
 
     def _queue_age(self, elapsed: float) -> float:
         """The oldest waiting attempt's wait: one doit has not started yet has waited since the

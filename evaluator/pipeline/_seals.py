@@ -5,10 +5,10 @@ no attempt or grade waits for it."""
 from __future__ import annotations
 
 import dataclasses
-import sys
 import time
 from typing import Any
 
+from evaluator.console import say
 from evaluator.errors import BadInputError, InfraError
 from evaluator.images import (
     SEALER,
@@ -46,16 +46,15 @@ def seal_set(task_set: TaskSet, lock: Lock, client: Any,
         pins[task.id] = dataclasses.replace(pin, history=record)
         if record.get("leaks"):
             leaking += 1
-            print(f"task {task.id}: its image shows more than base commit "
-                  f"{pin.base_commit[:12]}: {history_summary(record)}; agents and grades see "
-                  "its sealed repository only", file=sys.stderr)
+            say(f"task {task.id}: its image shows more than base commit "
+                f"{pin.base_commit[:12]}: {history_summary(record)}; agents and grades see "
+                "its sealed repository only", err=True)
     if problems:
         raise BadInputError(f"cannot seal task set {task_set.name!r}: {len(problems)} task(s) "
                             "have problems:\n" + "\n".join(f"  - {p}" for p in problems))
-    print(f"checked {len(pins)} image(s) for a view of the future in "
-          f"{time.monotonic() - started:.1f}s ({kept} unchanged since the last lock): "
-          f"{leaking} leak (sealed), {len(pins) - leaking} show nothing past their base commit",
-          file=sys.stderr)
+    say(f"checked {len(pins)} image(s) for a view of the future in "
+        f"{time.monotonic() - started:.1f}s ({kept} unchanged since the last lock): "
+        f"{leaking} leak (sealed), {len(pins) - leaking} show nothing past their base commit", err=True)
     return dataclasses.replace(lock, tasks=pins)
 
 

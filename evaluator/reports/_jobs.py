@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from doit.exceptions import TaskFailed
 
+from evaluator.console import say
 from evaluator.errors import EvalError
 from evaluator.reports._api import env_kwargs, render_report
 from evaluator.reports._site import render_site
@@ -61,8 +62,8 @@ def _report_action(name: str) -> TaskFailed | None:
                            forest_png=paths["forest.png"].read_bytes(), **env_kwargs(sources))
     except EvalError as exc:
         return TaskFailed(f"report of {name!r} refused: {exc}")
-    print(console_text(summary, paths["index.html"]))
-    print(f"site: {site}")
+    say(console_text(summary, paths["index.html"]))
+    say(f"site: {site}")
     return None
 
 

@@ -27,12 +27,12 @@ import secrets
 import shutil
 import stat
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from evaluator.console import say
 from evaluator.errors import BadInputError, InfraError, SandboxError
 from evaluator.filelock import exclusive
 from evaluator.images import (
@@ -220,9 +220,8 @@ class DaemonlessSandboxes:
                             workdir, base, "sealing the repository")
             sealed_id = self._seal_image(stored, out_dir / "layer", workdir, base, tag)
         history = parse_history(out)
-        print(f"evaluator: sealed {workdir} of {stored.id[:19]} at {base[:12]} in "
-              f"{time.monotonic() - started:.1f}s ({len(history.findings)} finding(s) hidden)",
-              flush=True)
+        say(f"evaluator: sealed {workdir} of {stored.id[:19]} at {base[:12]} in "
+            f"{time.monotonic() - started:.1f}s ({len(history.findings)} finding(s) hidden)")
         return self.store.require(sealed_id)
 
     def _seal_image(self, stored: StoredImage, layer: Path, workdir: str, base: str,
@@ -312,8 +311,8 @@ class _Handle:
                 self._cgroup.remove()
             shutil.rmtree(self._layout.scratch)
         except OSError as e:
-            print(f"evaluator: could not remove sandbox {self.id} (the next run's leftover "
-                  f"cleanup will): {e}", file=sys.stderr)
+            say(f"evaluator: could not remove sandbox {self.id} (the next run's leftover "
+                f"cleanup will): {e}", err=True)
 
 
 # --- the image's files, read on the host through its layers ----------------------------------

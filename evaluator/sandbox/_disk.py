@@ -23,7 +23,6 @@ is an error that says why.
 from __future__ import annotations
 
 import multiprocessing
-import sys
 import tempfile
 import threading
 import weakref
@@ -33,6 +32,7 @@ from typing import Any, Literal
 import docker.errors
 import requests
 
+from evaluator.console import say
 from evaluator.errors import BadInputError, SandboxError
 from evaluator.hashing import hash_bytes
 from evaluator.sandbox import _overlay as overlay
@@ -70,7 +70,7 @@ def disk_mode(client: Any, image_id: str) -> DiskMode:
         _by_client[client] = mode
     if first and _first_of_its_run(engine):
         why = f" (no overlay workdirs: {why_not})" if mode in ("engine", "watch") and why_not else ""
-        print(f"evaluator: sandbox disk cap: {describe(mode, driver)}{why}", file=sys.stderr)
+        say(f"evaluator: sandbox disk cap: {describe(mode, driver)}{why}", err=True)
     return mode
 
 

@@ -19,13 +19,13 @@ from __future__ import annotations
 import datetime
 import functools
 import os
-import sys
 import time
 
 import docker
 import docker.errors
 import requests
 
+from evaluator.console import say
 from evaluator.sandbox import _overlay as overlay
 from evaluator.sandbox._client import docker_client, sandbox_error
 
@@ -97,9 +97,7 @@ def cleanup_leftovers(client: docker.DockerClient | None = None) -> int:
         except docker.errors.NotFound:
             pass  # its owner or another process removed it first
         except (docker.errors.DockerException, requests.RequestException) as e:
-            print(
-                f"evaluator: could not remove leftover {container['Id'][:12]}: {e}", file=sys.stderr
-            )
+            say(f"evaluator: could not remove leftover {container['Id'][:12]}: {e}", err=True)
     _cleanup_volumes(client)
     return removed
 

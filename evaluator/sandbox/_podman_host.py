@@ -4,13 +4,13 @@ rlimits hold a sandbox's limits there (see `_podman` and docs/podman.md)."""
 from __future__ import annotations
 
 import dataclasses
-import sys
 import threading
 
 import docker
 import docker.errors
 import requests
 
+from evaluator.console import say
 from evaluator.errors import InfraError
 from evaluator.settings import Settings, settings
 
@@ -102,4 +102,4 @@ def _say_once(where: str, line: str) -> None:
         if where in _said:
             return
         _said.add(where)
-    print(line, file=sys.stderr)
+    say(line, err=True)

@@ -9,11 +9,11 @@ from __future__ import annotations
 import atexit
 import os
 import signal
-import sys
 import threading
 from types import FrameType
 from typing import Protocol
 
+from evaluator.console import say
 from evaluator.sandbox._removal import drain
 
 
@@ -46,7 +46,7 @@ def close_all() -> None:
         try:
             sandbox.close()
         except Exception as e:  # at exit, one failure must not stop the rest
-            print(f"evaluator: could not remove a sandbox: {e}", file=sys.stderr)
+            say(f"evaluator: could not remove a sandbox: {e}", err=True)
 
     drain()
 

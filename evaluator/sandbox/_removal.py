@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import atexit
 import queue
-import sys
 import threading
 from collections.abc import Callable
 from typing import Any
 
 import docker.errors
 import requests
+
+from evaluator.console import say
 
 _ERRORS = (docker.errors.DockerException, requests.RequestException, ConnectionError)
 
@@ -57,8 +58,8 @@ def _run() -> None:
         except docker.errors.NotFound:
             pass
         except _ERRORS as e:
-            print(f"evaluator: could not remove sandbox {container.short_id} (the next run's "
-                  f"leftover cleanup will): {e}", file=sys.stderr)
+            say(f"evaluator: could not remove sandbox {container.short_id} (the next run's "
+                f"leftover cleanup will): {e}", err=True)
         finally:
             try:
                 done()

@@ -25,6 +25,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from evaluator.console import say
 from evaluator.errors import InfraError
 from evaluator.settings import settings
 
@@ -124,8 +125,7 @@ def enter(why: str) -> None:
     if os.geteuid() == 0 or settings.in_userns:
         return
     argv = command([sys.executable, *sys.orig_argv[1:]])
-    print(f"evaluator: {why} without root: running again in a {ranges().describe()}",
-          file=sys.stderr, flush=True)
+    say(f"evaluator: {why} without root: running again in a {ranges().describe()}", err=True)
     sys.stdout.flush()
     os.execvpe(argv[0], argv, {**os.environ, MARK: "1"})
 

@@ -12,13 +12,13 @@ from __future__ import annotations
 import enum
 import json
 import os
-import sys
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
+from evaluator.console import say
 from evaluator.errors import BadInputError
 from evaluator.hashing import canonical_json, hash_bytes
 from evaluator.remote import remote_from_env
@@ -47,7 +47,7 @@ FROM_ENV: Literal[_FromEnv.FROM_ENV] = _FromEnv.FROM_ENV
 
 
 def _stderr(line: str) -> None:
-    print(line, file=sys.stderr, flush=True)
+    say(line, err=True)
 
 
 class Store:
