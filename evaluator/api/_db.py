@@ -128,6 +128,14 @@ class RunDB:
                               (status,)).fetchall()
         return [_run(r) for r in rows]
 
+    def active(self) -> list[Run]:
+        """Queued and running runs, oldest first, read in one statement: one consistent view
+        while workers claim and finish runs beside the reader."""
+        with closing(self._connect()) as db:
+            rows = db.execute("SELECT * FROM runs WHERE status IN ('queued', 'running') "
+                              "ORDER BY created_at, id").fetchall()
+        return [_run(r) for r in rows]
+
     # writes -----------------------------------------------------------------------------------
     def schedule(self, *, task_set: str, agent: str, identity: str, samples: int,
                  isolation: str | None = None,

@@ -111,14 +111,15 @@ class Supervisor:
         return f"{what}: {' | '.join(lines) or 'no output'} (log: {log})"
 
     def _start_queued(self) -> None:
-        running = len(self._db.with_status("running"))
-        starting = sum(1 for run_id in self._children
-                       if (r := self._db.get(run_id)) is not None and r.status == "queued")
-        free = self._settings.max_runs - running - starting
-        for run in self._db.with_status("queued"):
+        # One snapshot: counted in two reads, a worker that claims its run between them is
+        # neither running in the first nor starting in the second, and one run too many starts.
+        active = self._db.active()
+        busy = {r.id for r in active if r.status == "running" or r.id in self._children}
+        free = self._settings.max_runs - len(busy)
+        for run in active:
             if free <= 0:
                 return
-            if run.id in self._children:
+            if run.status != "queued" or run.id in self._children:
                 continue
             self._spawn(run)
             free -= 1
