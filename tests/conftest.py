@@ -21,6 +21,7 @@ import httpx
 import pytest
 
 from evaluator.errors import EvalError
+from evaluator.filelock import exclusive
 from evaluator.grading import DockerGrader, GradeSpec
 from evaluator.hashing import hash_json
 from evaluator.images import BASE_TAG, build_task_image, ensure_base_image
@@ -36,7 +37,15 @@ from evaluator.sandbox import (
 from evaluator.sandbox import docker_client as connect
 from evaluator.simulated import SimulatedEndpoint, start_simulated_endpoint
 from tests.engines import Engine, rootless_podman_service, start_engine
-from tests.helpers import HIDDEN_FILES, REPO_FILES, TEST_CMD, free_port, unavailable, write_files
+from tests.helpers import (
+    HIDDEN_FILES,
+    REPO_FILES,
+    TEST_CMD,
+    free_port,
+    shared_tmp,
+    unavailable,
+    write_files,
+)
 from tests.pipeline.support import Project, new_project
 from tests.schedule import Recorder, make_scheduler
 from tests.simulated.support import GOLD, PROBLEM
@@ -207,11 +216,20 @@ def project(tmp_path: Path, docker_client, base_image) -> Project:
 @pytest.fixture(scope="session")
 def _gated_template(tmp_path_factory: pytest.TempPathFactory, docker_client,
                     base_image) -> Path:
-    """One project locked and gold-gated per session; `gated` copies it for each test."""
-    template = new_project(tmp_path_factory.mktemp("gated"))
-    assert template.doit("lock:mini").returncode == 0
-    assert template.doit("-n", "2", "-P", "process", "gold:mini").returncode == 0
-    return template.root
+    """One project locked and gold-gated per test run, made by the first worker that asks and
+    read by every other (a lock and gold gate cost 20 to 40 s); copy it, never change it."""
+    shared = shared_tmp(tmp_path_factory)
+    root = shared / "gated-template"
+    with exclusive(shared / "gated-template.lock"):
+        if not (root / ".done").exists():
+            shutil.rmtree(root, ignore_errors=True)
+            template = new_project(root)
+            lock = template.doit("lock:mini")
+            assert lock.returncode == 0, lock.stdout + lock.stderr
+            gold = template.doit("-n", "2", "-P", "process", "gold:mini")
+            assert gold.returncode == 0, gold.stdout + gold.stderr
+            (root / ".done").touch()
+    return root
 
 
 @pytest.fixture
@@ -222,6 +240,26 @@ def gated(_gated_template: Path, tmp_path: Path) -> Project:
     project = new_project(root, files=False)
     project.eval_config()
     return project
+
+
+@pytest.fixture(scope="session")
+def _evaluated_template(_gated_template: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The gated project after one `doit eval` of both agents (4 attempts, 4 grades)."""
+    root = tmp_path_factory.mktemp("evaluated") / "project"
+    shutil.copytree(_gated_template, root, symlinks=True)
+    project = new_project(root, files=False)
+    project.eval_config()
+    out = project.doit("-n", "2", "-P", "process", "eval:mini")
+    assert out.returncode == 0, out.stdout + out.stderr
+    return root
+
+
+@pytest.fixture
+def evaluated(_evaluated_template: Path, tmp_path: Path) -> Project:
+    """A gated project whose eval has run once, of its own (a copy)."""
+    root = tmp_path / "project"
+    shutil.copytree(_evaluated_template, root, symlinks=True)
+    return new_project(root, files=False)
 
 
 @pytest.fixture(scope="module")

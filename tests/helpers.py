@@ -104,3 +104,10 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def shared_tmp(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder every xdist worker of this run sees (their base temps' parent), or this
+    session's base temp without xdist."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base

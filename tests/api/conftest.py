@@ -74,28 +74,15 @@ def api(serve: Callable[..., Api]) -> Api:
 
 # --- the real pipeline (Docker) ------------------------------------------------------------------
 
-@pytest.fixture(scope="session")
-def _gold_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("api-gold-cache")
-
-
 @pytest.fixture
-def gated(project: Project, _gold_cache: Path) -> Project:
-    """`project`, locked and gold-gated; the lock and verdicts of the first test are copied into
-    the later ones (same files, same keys), which saves a gold run (~40 s) per test."""
+def gated(project: Project, _gated_template: Path) -> Project:
+    """`project`, locked and gold-gated: the lock and store of the run's gated template (same
+    files, same keys) rather than a gold run of its own."""
     # Priced like the demo, so runs cost something to report.
     shutil.copy(REPO / "evals" / "prices.yaml", project.root / "evals" / "prices.yaml")
     project.eval_config(prices="prices.yaml")
-    cached = _gold_cache / "store"
-    if not cached.is_dir():
-        assert project.doit("lock:mini").returncode == 0
-        gold = project.doit("-n", "2", "-P", "process", "gold:mini")
-        assert gold.returncode == 0, gold.stdout + gold.stderr
-        shutil.copytree(project.root / "lock", _gold_cache / "lock")
-        shutil.copytree(project.root / "store", cached)
-    else:
-        shutil.copytree(_gold_cache / "lock", project.root / "lock")
-        shutil.copytree(cached, project.root / "store")
+    shutil.copytree(_gated_template / "lock", project.root / "lock")
+    shutil.copytree(_gated_template / "store", project.root / "store")
     return project
 
 

@@ -8,8 +8,9 @@ not start fails the tests instead of skipping them."""
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
-from typing import Any
+from pathlib import Path
 
 import pytest
 import yaml
@@ -41,18 +42,18 @@ def cluster(second_engine: Engine, base_image: str) -> Iterator[Cluster]:
 
 
 @pytest.fixture(scope="session")
-def gated(tmp_path_factory: pytest.TempPathFactory, docker_client: Any,
-          base_image: str) -> Iterator[tuple[Project, CountingProxy]]:
-    """A project (2 tasks, 2 simulated agents) locked and gold-gated locally, and a counting
-    proxy in front of a simulated endpoint (0.3 s a reply) that every eval run of it uses."""
+def gated(tmp_path_factory: pytest.TempPathFactory,
+          _gated_template: Path) -> Iterator[tuple[Project, CountingProxy]]:
+    """A project (2 tasks, 2 simulated agents) locked and gold-gated locally (the run's gated
+    template's lock and store), and a counting proxy in front of a simulated endpoint (0.3 s a
+    reply) that every eval run of it uses."""
     from evaluator.simulated import start_simulated_endpoint
 
     root = tmp_path_factory.mktemp("cluster-project")
     project = new_project(root, store="gated")
     env = project.env
-    assert project.doit("lock:mini").returncode == 0
-    gold = project.doit("-n", "2", "-P", "process", "gold:mini")
-    assert gold.returncode == 0, gold.stdout + gold.stderr
+    shutil.copytree(_gated_template / "lock", root / "lock")
+    shutil.copytree(_gated_template / "store", root / "gated")
     project.eval_config(concurrency={"sandboxes": 2, "model_requests": 1})
     sim_config = root / "sim.yaml"
     sim_config.write_text(yaml.safe_dump({"faults": {"latency_ms": 300}}))

@@ -29,28 +29,25 @@ def test_eval_runs_everything_once_and_a_rerun_does_nothing(gated: Project) -> N
     assert again.returncode == 0 and attempts == [] and grades == []
 
 
-def test_prompt_edit_reruns_that_agent_only(gated: Project) -> None:
-    run_eval(gated)
-    prompt = gated.root / "agents" / "sim-b" / "system.j2"
+def test_prompt_edit_reruns_that_agent_only(evaluated: Project) -> None:
+    prompt = evaluated.root / "agents" / "sim-b" / "system.j2"
     prompt.write_text(prompt.read_text() + "\nBe careful.\n")
-    _, attempts, _ = run_eval(gated)
+    _, attempts, _ = run_eval(evaluated)
     assert len(attempts) == 2 and all(a.startswith("attempt:mini/sim-b/") for a in attempts)
 
 
-def test_new_samples_run_only_the_new_samples(gated: Project) -> None:
-    run_eval(gated)
-    gated.eval_config(samples=2)
-    _, attempts, _ = run_eval(gated)
+def test_new_samples_run_only_the_new_samples(evaluated: Project) -> None:
+    evaluated.eval_config(samples=2)
+    _, attempts, _ = run_eval(evaluated)
     assert len(attempts) == 4 and all(a.endswith("/1") for a in attempts)
 
 
-def test_hidden_test_edit_regrades_without_rerunning_agents(gated: Project) -> None:
-    run_eval(gated)
-    hidden = gated.tasks / "add-bug" / "hidden" / "tests" / "test_hidden.py"
+def test_hidden_test_edit_regrades_without_rerunning_agents(evaluated: Project) -> None:
+    hidden = evaluated.tasks / "add-bug" / "hidden" / "tests" / "test_hidden.py"
     hidden.write_text(hidden.read_text() + "\n\ndef test_more():\n    assert add(2, 2) == 4\n")
-    gated.doit("lock:mini")
-    gated.doit("gold:mini")
-    out, attempts, grades = run_eval(gated)
+    evaluated.doit("lock:mini")
+    evaluated.doit("gold:mini")
+    out, attempts, grades = run_eval(evaluated)
     assert out.returncode == 0, out.stdout + out.stderr
     assert attempts == [] and sorted(g.split("/")[2] for g in grades) == ["add-bug", "add-bug"]
 

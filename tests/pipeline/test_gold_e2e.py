@@ -23,16 +23,14 @@ def test_lock_then_gold_gives_verdicts_and_a_rerun_does_nothing(project: Project
     assert second.returncode == 0 and executed(second.stdout, "grade:") == []
 
 
-def test_editing_one_hidden_test_regrades_that_task_alone(project: Project) -> None:
-    project.doit("lock:mini")
-    project.doit("-n", "2", "-P", "process", "gold:mini")
-    hidden = project.tasks / "add-bug-two" / "hidden" / "tests" / "test_hidden.py"
+def test_editing_one_hidden_test_regrades_that_task_alone(gated: Project) -> None:
+    hidden = gated.tasks / "add-bug-two" / "hidden" / "tests" / "test_hidden.py"
     hidden.write_text(hidden.read_text() + "\n\ndef test_more():\n    assert add(1, 1) == 2\n")
-    stale = project.doit("gold:mini")
+    stale = gated.doit("gold:mini")
     assert stale.returncode != 0 and "hidden/tests/test_hidden.py changed" in stale.stdout + stale.stderr
     assert "doit lock:mini" in stale.stdout + stale.stderr
-    project.doit("lock:mini")
-    again = project.doit("gold:mini")
+    gated.doit("lock:mini")
+    again = gated.doit("gold:mini")
     ran = executed(again.stdout, "grade:")
     assert ran and all(name.startswith("grade:mini/add-bug-two/") for name in ran)
 
