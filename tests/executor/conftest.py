@@ -3,7 +3,8 @@ own Docker engine (the machine's default one, and a second dockerd from tests.en
 sandbox slot each. Node a also has podman's service (.ci/podman-up) and the daemonless backend
 (bubblewrap, its store at the machine's EVAL_DAEMONLESS_ROOT) and says so (`sandbox-docker`,
 `sandbox-podman`, `sandbox-daemonless`); node b has Docker alone, named as before there were
-backends (`sandbox`). Started once per session; with CI=true a missing Ray or a cluster that does
+backends (`sandbox`). Started once for the package and stopped after its last test (idle, its
+nodes still cost a core a few percent); with CI=true a missing Ray or a cluster that does
 not start fails the tests instead of skipping them."""
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from tests.helpers import unavailable
 from tests.pipeline.support import Project, new_project
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def cluster(second_engine: Engine, base_image: str) -> Iterator[Cluster]:
     try:
         import ray  # noqa: F401
@@ -41,7 +42,7 @@ def cluster(second_engine: Engine, base_image: str) -> Iterator[Cluster]:
     c.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def gated(tmp_path_factory: pytest.TempPathFactory,
           _gated_template: Path) -> Iterator[tuple[Project, CountingProxy]]:
     """A project (2 tasks, 2 simulated agents) locked and gold-gated locally (the run's gated

@@ -57,13 +57,18 @@ def make_project(root: Path) -> SweProject:
     return SweProject(root, env, {k: v[2] for k, v in cases.items()})
 
 
+def light_gate(p: SweProject, name: str, reps: int = 1) -> None:
+    """An imported set's gate made light: `reps` gold reps, no exploit gate (it has tests of
+    its own; these runs check the import, not it)."""
+    set_yaml = p.root / "tasks" / name / "set.yaml"
+    set_yaml.write_text(set_yaml.read_text().replace("gold_reps: 3", f"gold_reps: {reps}")
+                        + "exploits: []\n")
+
+
 def imported(p: SweProject, name: str = "sw", reps: int = 1) -> None:
     """Import the task repo as set `name` with `reps` gold reps, lock it and run the gate."""
     out = p.evaluator("import", "swebench", "taskrepo", "--set", name, "--setup", "")
     assert out.returncode == 0, out.stdout + out.stderr
-    set_yaml = p.root / "tasks" / name / "set.yaml"
-    # The exploit gate has tests of its own; these runs check the import, not it.
-    set_yaml.write_text(set_yaml.read_text().replace("gold_reps: 3", f"gold_reps: {reps}")
-                        + "exploits: []\n")
+    light_gate(p, name, reps)
     lock = p.doit(f"lock:{name}")
     assert lock.returncode == 0, lock.stdout + lock.stderr

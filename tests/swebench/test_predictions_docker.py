@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.swebench.support import SweProject, imported, make_project
+from tests.swebench.support import SweProject, imported, light_gate, make_project
 
 pytestmark = pytest.mark.docker
 
@@ -74,6 +74,7 @@ def test_export_then_import_gives_the_same_verdicts_and_resolved_ids(graded: Swe
     assert report["acme__calc-pytest"]["tests_status"]["FAIL_TO_PASS"]["failure"] == []
     back = graded.evaluator("import", "swebench", str(out / "instances.jsonl"), "--set", "sw2")
     assert back.returncode == 0, back.stdout
+    light_gate(graded, "sw2")  # as `sw` was gated
     assert graded.doit("lock:sw2").returncode == 0
     assert _verdicts(graded.doit("gold:sw2").stdout) == _verdicts(graded.doit("gold:sw").stdout)
     graded.evaluator("predictions", "grade", str(out / "predictions.jsonl"), "--set", "sw2")
