@@ -115,15 +115,22 @@ def as_user(argv: list[str], *, env: dict[str, str], cwd: Path, timeout: float =
     even below a folder only root may enter (/root, /tmp/pytest-of-root): a harness started by a
     user who is not root, as on a cluster."""
     user = rootless_user()
+    return subprocess.run(user_argv(argv, (cwd, *reach)),
+                          env={**env, "HOME": env.get("HOME", user.pw_dir)}, cwd="/", text=True,
+                          capture_output=True, timeout=timeout)
+
+
+def user_argv(argv: list[str], reach: tuple[Path, ...] = ()) -> list[str]:
+    """`argv` as `as_user` runs it (started from root, with cwd "/"), for a process that
+    outlives the call: a Ray node of the user's."""
+    user = rootless_user()
     paths = [REPO, Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).resolve(),
-             *(Path(p) for p in sys.path if p.endswith("site-packages")), cwd, *reach]
+             *(Path(p) for p in sys.path if p.endswith("site-packages")), *reach]
     script = _reachable(paths)
     drop = ["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--init-groups",
             "--inh-caps=-all", "--"]
-    full = ["unshare", "--mount", "--propagation", "private", "--", "/bin/sh", "-c",
+    return ["unshare", "--mount", "--propagation", "private", "--", "/bin/sh", "-c",
             script + ' && exec "$@"', "sh", *drop, *argv]
-    return subprocess.run(full, env={**env, "HOME": env.get("HOME", user.pw_dir)}, cwd="/",
-                          text=True, capture_output=True, timeout=timeout)
 
 
 def _reachable(paths: list[Path]) -> str:

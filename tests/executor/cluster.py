@@ -87,16 +87,21 @@ class Cluster:
             env["DOCKER_HOST"] = docker_host
         return env
 
-    def _start(self, name: str, args: list[str], docker_host: str | None = None) -> Node:
+    def _start(self, name: str, args: list[str], docker_host: str | None = None, *,
+               env: dict[str, str] | None = None,
+               wrap: Callable[[list[str]], list[str]] | None = None,
+               owner: tuple[int, int] | None = None) -> Node:
         temp = Path(tempfile.mkdtemp(prefix=f"ray-{name}-", dir="/tmp"))
+        if owner is not None:
+            os.chown(temp, *owner)
         ports = ["--dashboard-agent-listen-port", str(free_port()), "--dashboard-agent-grpc-port",
                  str(free_port()), "--metrics-export-port", str(free_port()),
                  "--runtime-env-agent-port", str(free_port())]
         log = open(temp.with_suffix(".log"), "wb")  # noqa: SIM115 - the node writes it until killed
-        proc = subprocess.Popen([RAY, "start", "--block", "--num-cpus", "1", "--temp-dir",
-                                 str(temp), "--disable-usage-stats", *ports, *args],
-                                env=self.env(docker_host), stdout=log, stderr=subprocess.STDOUT,
-                                start_new_session=True)
+        argv = [RAY, "start", "--block", "--num-cpus", "1", "--temp-dir", str(temp),
+                "--disable-usage-stats", *ports, *args]
+        proc = subprocess.Popen(wrap(argv) if wrap else argv, env=env or self.env(docker_host),
+                                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         log.close()
         node = Node(name, temp, proc, docker_host)
         self.nodes.append(node)
@@ -155,6 +160,32 @@ class Cluster:
             node.node_id = next(n["NodeID"] for n in self.alive()
                                 if n["RayletSocketName"].startswith(f"{node.temp}/"))
         return nodes
+
+    def start_wrapped(self, name: str, backends: tuple[str, ...], env: dict[str, str],
+                      wrap: Callable[[list[str]], list[str]], owner: tuple[int, int]) -> Node:
+        """A worker node whose `ray start` runs as `wrap` makes it (as another user, in a
+        namespace of its own), with `env`, its temporary directory owned by `owner` (uid, gid),
+        and one slot of each of `backends`."""
+        alive = len(self.alive())
+        resources = json.dumps({f"sandbox-{b}": 1 for b in backends})
+
+        def start() -> list[Node]:
+            node = self._start(name, ["--address", self.gcs, "--resources", resources], env=env,
+                               wrap=wrap, owner=owner)
+            self._wait_nodes(alive + 1, [node])
+            return [node]
+
+        (node,) = self._retried(start)
+        node.node_id = next(n["NodeID"] for n in self.alive()
+                            if n["RayletSocketName"].startswith(f"{node.temp}/"))
+        return node
+
+    def remove(self, node: Node) -> None:
+        """Kill `node` and forget it (the others go on)."""
+        node.kill(signal.SIGKILL)
+        self.nodes.remove(node)
+        shutil.rmtree(node.temp, ignore_errors=True)
+        node.temp.with_suffix(".log").unlink(missing_ok=True)
 
     def node(self, name: str) -> Node:
         return next(n for n in self.nodes if n.name == name)

@@ -1,12 +1,18 @@
-"""The warm pool on the real engine: only for announced work, used once, full deadline, idle
-sandboxes closed."""
+"""The warm pool on the real engine (and on rootless podman): only for announced work, used once,
+full deadline, idle sandboxes closed."""
 
 import time
 
 import pytest
 
 from evaluator.executor import WarmPool
-from evaluator.sandbox import DockerSandboxes, SandboxLimits
+from evaluator.sandbox import (
+    DockerSandboxes,
+    PodmanSandboxes,
+    Sandboxes,
+    SandboxLimits,
+    copy_image,
+)
 
 pytestmark = pytest.mark.docker
 LIMITS = SandboxLimits(sandbox_timeout_s=60)
@@ -23,8 +29,19 @@ def _announce(pool: WarmPool, ticket: str, image: str) -> None:
     pool.expect(ticket, image, LIMITS, user="1000:1000", workdir="/tmp/w", purpose="attempt")
 
 
-def test_announced_work_gets_a_warm_sandbox_with_a_full_deadline(docker_client, base_image) -> None:
-    pool = WarmPool(size=2, max_idle_s=20, sandboxes=DockerSandboxes(docker_client))
+@pytest.fixture(params=["docker", "podman-rootless"])
+def pooled(request: pytest.FixtureRequest, docker_client, base_image: str) -> Sandboxes:
+    """Docker's sandboxes, then the rootless podman service's (the base image copied first)."""
+    if request.param == "docker":
+        return DockerSandboxes(docker_client)
+    rootless: PodmanSandboxes = request.getfixturevalue("rootless_podman")
+    copy_image(base_image, docker_client, rootless.client)
+    return rootless
+
+
+def test_announced_work_gets_a_warm_sandbox_with_a_full_deadline(pooled: Sandboxes,
+                                                                 base_image: str) -> None:
+    pool = WarmPool(size=2, max_idle_s=20, sandboxes=pooled)
     try:
         time.sleep(0.5)
         assert pool.ready() == 0  # nothing queued, nothing warm
