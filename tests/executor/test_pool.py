@@ -1,5 +1,5 @@
-"""The warm pool on the real engine (and on rootless podman): only for announced work, used once,
-full deadline, idle sandboxes closed."""
+"""The warm pool on the real engine and on podman (rootful and rootless): only for announced work,
+used once, full deadline, idle sandboxes closed."""
 
 import time
 
@@ -29,14 +29,16 @@ def _announce(pool: WarmPool, ticket: str, image: str) -> None:
     pool.expect(ticket, image, LIMITS, user="1000:1000", workdir="/tmp/w", purpose="attempt")
 
 
-@pytest.fixture(params=["docker", "podman-rootless"])
+@pytest.fixture(params=["docker", "podman", "podman-rootless"])
 def pooled(request: pytest.FixtureRequest, docker_client, base_image: str) -> Sandboxes:
-    """Docker's sandboxes, then the rootless podman service's (the base image copied first)."""
+    """Docker's sandboxes, then podman's service's, rootful and rootless (the base image
+    copied there first)."""
     if request.param == "docker":
         return DockerSandboxes(docker_client)
-    rootless: PodmanSandboxes = request.getfixturevalue("rootless_podman")
-    copy_image(base_image, docker_client, rootless.client)
-    return rootless
+    fixture = "rootless_podman" if request.param == "podman-rootless" else "podman_sandboxes"
+    podman: PodmanSandboxes = request.getfixturevalue(fixture)
+    copy_image(base_image, docker_client, podman.client)
+    return podman
 
 
 def test_announced_work_gets_a_warm_sandbox_with_a_full_deadline(pooled: Sandboxes,
