@@ -21,7 +21,6 @@ from pathlib import Path
 import docker
 import docker.errors
 
-from evaluator.console import say
 from evaluator.errors import BadInputError, InfraError
 from evaluator.filelock import exclusive
 from evaluator.images import _debs, _rootfs
@@ -77,13 +76,13 @@ def repin(path: Path | None = None, mirror: str | None = None) -> BasePins:
     path = path or base_lock_path()
     mirror = mirror or current_mirror()
     old = read_pins(path) if path.exists() else None
-    _log(f"pinning the base packages from {mirror}")
+    _rootfs.log(f"pinning the base packages from {mirror}")
     with tempfile.TemporaryDirectory(prefix="evaluator-pin-") as tmp:
         pins = resolve_pins(mirror, Path(tmp) / "target")
         for deb in (Path(tmp) / "target/var/cache/apt/archives").glob("*.deb"):
             _debs.keep(_debs.deb_cache(), deb)
     write_pins(path, pins)
-    _log(f"wrote {path}: {len(pins.packages)} packages, pins {pins.digest}"
+    _rootfs.log(f"wrote {path}: {len(pins.packages)} packages, pins {pins.digest}"
          + _changes(old, pins))
     return pins
 
@@ -165,7 +164,7 @@ def build_base(client: docker.DockerClient, tag: str, pins: BasePins) -> str:
     """Build the base from `pins` and load it as `tag`; its id depends on the pins alone."""
     mirror = current_mirror()
     started = time.monotonic()
-    _log(f"building {tag} from pins {pins.digest} ({len(pins.packages)} packages, "
+    _rootfs.log(f"building {tag} from pins {pins.digest} ({len(pins.packages)} packages, "
          f"fetched from {mirror} unless cached in {_debs.deb_cache()}; about a minute)")
     files = _debs.fetch(pins, mirror, _debs.deb_cache())  # names every missing package, first
     if shutil.which("debootstrap") is None:
@@ -176,7 +175,7 @@ def build_base(client: docker.DockerClient, tag: str, pins: BasePins) -> str:
             f"building the base image {tag} runs debootstrap, which needs root: run "
             "`sudo python -m evaluator.images base` once (and `apt-get install debootstrap`)")
     if debootstrap_version() != pins.debootstrap:
-        _log(f"warning: debootstrap {debootstrap_version()} here, {pins.debootstrap} pinned the "
+        _rootfs.log(f"warning: debootstrap {debootstrap_version()} here, {pins.debootstrap} pinned the "
              f"lock; another version may lay files out differently (a different image id)")
     with tempfile.TemporaryDirectory(prefix="evaluator-base-") as tmp:
         rootfs, layer = Path(tmp) / "rootfs", Path(tmp) / "layer.tar"
@@ -184,7 +183,7 @@ def build_base(client: docker.DockerClient, tag: str, pins: BasePins) -> str:
             repo = _debs.local_repo(pins, files, Path(tmp) / "repo")
             _rootfs.debootstrap(rootfs, pins, repo)
             _rootfs.normalise(rootfs)
-            _log("writing the layer")
+            _rootfs.log("writing the layer")
             with layer.open("wb") as out:
                 diff_id = write_layer(tree_entries(rootfs, _EMPTY_DIRS), out)
         finally:
@@ -194,9 +193,6 @@ def build_base(client: docker.DockerClient, tag: str, pins: BasePins) -> str:
             [{"created": CREATED, "created_by": f"evaluator base: debootstrap {pins.variant} "
               f"{SUITE} + {','.join(pins.include)}, pins {pins.digest}"}], pins.architecture)
         image_id = load_image(client, tag, config, [(diff_id, layer)])
-    _log(f"built {tag} = {image_id} in {time.monotonic() - started:.0f}s")
+    _rootfs.log(f"built {tag} = {image_id} in {time.monotonic() - started:.0f}s")
     return image_id
 
-
-def _log(message: str) -> None:
-    say(f"[base image] {message}", err=True)

@@ -49,7 +49,7 @@ def debootstrap(rootfs: Path, pins: BasePins, repo_url: str) -> None:
     # Hash-based .pyc files (SOURCE_DATE_EPOCH) with a fixed hash seed: byte-identical bytecode.
     env = {**os.environ, "SOURCE_DATE_EPOCH": str(EPOCH), "PYTHONHASHSEED": "0", "LC_ALL": "C",
            "LANG": "C", "TZ": "UTC"}
-    _log("$ " + " ".join(cmd))
+    log("$ " + " ".join(cmd))
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             errors="replace", env=env)
     assert proc.stdout is not None
@@ -61,12 +61,12 @@ def debootstrap(rootfs: Path, pins: BasePins, repo_url: str) -> None:
         # Per-package lines come in the hundreds; a count every few dozen is progress enough.
         step = re.match(r"I: (Retrieving|Validating|Extracting|Unpacking|Configuring) ", line)
         if step is None:
-            _log("debootstrap: " + line)
+            log("debootstrap: " + line)
             continue
         verb = step.group(1)
         counts[verb] = counts.get(verb, 0) + 1
         if verb != "Validating" and counts[verb] % _PROGRESS_EVERY == 0:
-            _log(f"debootstrap: {verb.lower()} packages: {counts[verb]} done")
+            log(f"debootstrap: {verb.lower()} packages: {counts[verb]} done")
     if proc.wait() != 0:
         raise InfraError(
             f"debootstrap failed (exit {proc.returncode}) from the pinned packages; last output:\n"
@@ -145,5 +145,6 @@ def unmount_below(root: Path) -> None:
         subprocess.run(["umount", "-l", point], check=False)
 
 
-def _log(message: str) -> None:
+def log(message: str) -> None:
+    """A line of the base image's build, on stderr."""
     say(f"[base image] {message}", err=True)
