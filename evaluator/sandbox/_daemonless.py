@@ -137,7 +137,11 @@ class DaemonlessSandboxes:
             try:
                 labels = json.loads((scratch / "labels.json").read_text())
             except (OSError, ValueError):
-                labels = {"evaluator.deadline": str(int(scratch.stat().st_mtime) + _LABEL_MARGIN_S)}
+                try:
+                    made = scratch.stat().st_mtime
+                except FileNotFoundError:  # closed and removed meanwhile by its owner
+                    continue
+                labels = {"evaluator.deadline": str(int(made) + _LABEL_MARGIN_S)}
             if not _abandoned(labels):
                 continue
             cg.remove(cg.leftovers(self.hierarchy).get(scratch.name, ()))

@@ -143,6 +143,19 @@ def test_leftover_cleanup_spares_a_live_owner_s_sandbox(daemonless_sandboxes: Da
     assert daemonless_sandboxes.cleanup_leftovers() >= 1 and not folder.exists()
 
 
+def test_a_sandbox_folder_removed_while_the_cleanup_reads_it_is_passed_over(
+        daemonless_sandboxes: DaemonlessSandboxes) -> None:
+    # As another process's sandbox whose owner closed it between the listing and the read: no
+    # labels and no folder any more (a dangling link stands in for the moment in between).
+    gone = daemonless_sandboxes.root / "sandboxes" / "evaluator-00000000000000gone"
+    gone.parent.mkdir(parents=True, exist_ok=True)
+    gone.symlink_to(gone.parent / "nothing-here")
+    try:
+        daemonless_sandboxes.cleanup_leftovers()
+    finally:
+        gone.unlink()
+
+
 def test_a_harness_that_is_not_root_and_has_no_subordinate_ids_is_told_what_to_get() -> None:
     out = as_nobody(_NOT_ROOT)  # a user without /etc/subuid ranges: no user namespace of its own
     alive, opened, unpacked = out.stdout.splitlines()
