@@ -23,6 +23,7 @@ an image id here names exactly the content it names on Docker: same pins, same k
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import os
@@ -314,6 +315,7 @@ class ImageStore:
                 f"runs as {_says(mine)}: its files' owners would mean other users here. Give "
                 "this harness a store of its own (EVAL_DAEMONLESS_ROOT) and load its images "
                 "there")
+        _holds_opaque_xattr(self.root)
         self._checked = True
 
     def _blob(self, digest: str) -> Path:
@@ -344,6 +346,25 @@ class ImageStore:
         tmp = self._dir("tmp")
         with tempfile.TemporaryDirectory(dir=tmp) as d:
             yield Path(d)
+
+
+def _holds_opaque_xattr(root: Path) -> None:
+    """Refuse a store whose file system cannot mark an opaque folder as this layout does (the
+    sandboxes' overlays need the same of their upper folders, beside it): without root that is
+    a user.* xattr, which tmpfs keeps only since Linux 6.6."""
+    name = _userns.overlay_xattrs()[0]
+    probe = Path(tempfile.mkdtemp(prefix=".xattr-probe-", dir=root))
+    try:
+        os.setxattr(probe, name, b"y", follow_symlinks=False)
+    except OSError as e:
+        if e.errno not in (errno.ENOTSUP, errno.EOPNOTSUPP):
+            return  # not the file system's doing (trusted.* without root): unpacking says why
+        raise InfraError(
+            f"the image store {root} is on a file system that cannot hold the {name} xattr "
+            f"overlayfs reads ({e.strerror}): put EVAL_DAEMONLESS_ROOT on ext4, xfs or btrfs "
+            "(tmpfs keeps user.* xattrs only since Linux 6.6)") from e
+    finally:
+        shutil.rmtree(probe, ignore_errors=True)
 
 
 def _layout(root: bool = False) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from evaluator.images._layer import Entry
 from evaluator.lock import DockerPinResolver
 from evaluator.sandbox import DaemonlessSandboxes, DockerSandboxes, ImageStore, SandboxLimits
 from tests.daemonless import on_both
+from tests.helpers import unavailable
 
 pytestmark = pytest.mark.docker
 
@@ -128,3 +129,19 @@ def test_a_store_another_layout_unpacked_is_refused(tmp_path: Path) -> None:
     with pytest.raises(InfraError, match="a user namespace mapping uids '0 1001 1 1 100000 "
                        "65536'.*runs as the host's root.*EVAL_DAEMONLESS_ROOT"):
         ImageStore(tmp_path).get("evaluator-test/tiny:1")
+
+
+def test_a_store_on_a_file_system_without_xattrs_is_refused_naming_store_and_xattr(
+        tmp_path: Path) -> None:
+    # ramfs keeps no xattrs at all, as tmpfs before Linux 6.6 keeps no user.* ones.
+    root = tmp_path / "ramfs"
+    root.mkdir()
+    if subprocess.run(["mount", "-t", "ramfs", "ramfs", str(root)]).returncode != 0:
+        unavailable("mounting a ramfs needs root")
+    try:
+        with pytest.raises(InfraError, match=r"ramfs/images is on a file system that cannot "
+                                             r"hold the trusted\.overlay\.opaque xattr") as e:
+            ImageStore(root / "images").get("sha256:" + "0" * 64)
+        assert "EVAL_DAEMONLESS_ROOT on ext4, xfs or btrfs" in str(e.value)
+    finally:
+        subprocess.run(["umount", str(root)], check=True)
