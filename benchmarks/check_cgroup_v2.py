@@ -43,8 +43,7 @@ def main() -> int:
     lock = load_locked(task_set, str(REPO / "lock"))
     task = next(t for t in task_set.tasks if t.id == args.task)
     spec = grade_spec(task_set, task, lock)
-    # Not under /tmp, which the guest covers with a tmpfs of its own.
-    work = args.keep or Path(tempfile.mkdtemp(prefix="evaluator-vm-", dir="/var/tmp"))
+    work = args.keep or Path(tempfile.mkdtemp(prefix="evaluator-vm-"))
     work.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     try:

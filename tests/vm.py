@@ -5,9 +5,10 @@ users run on are cgroup v2. `boot` starts Debian's own kernel (the one `linux-im
 depends on, fetched with `apt-get download` and cached in $XDG_CACHE_HOME/evaluator/vm) under
 qemu with `cgroup_no_v1=all`, from a small initramfs (a static busybox and the virtio, 9p and
 overlay modules) that mounts the host's root read-only over 9p, a cgroup2 hierarchy holding
-every controller, and a tmpfs on each folder the guest writes. It then switches to that root
-(a root of its own, not a chroot: the kernel refuses a user namespace to a chrooted process)
-and runs one shell command there as root, on the checkout and venv as they are here.
+every controller, and an overlay with a tmpfs upper on each folder the guest writes. It then
+switches to that root (a root of its own, not a chroot: the kernel refuses a user namespace to
+a chrooted process) and runs one shell command there as root, on the checkout and venv as they
+are here.
 
 qemu runs under TCG (software) unless asked for KVM: nested KVM hung at boot on these
 machines, and TCG boots the kernel in about 3 s. Needs root and Debian's qemu-system-x86,
@@ -24,10 +25,12 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-# The virtio transport, 9p over it, and overlayfs (the sandboxes' workdirs); what each
-# depends on is found with modinfo and loaded before it.
-_MODULES = ("virtio_pci", "9pnet_virtio", "9p", "overlay")
-TOOLS = ("qemu-system-x86_64", "busybox", "cpio", "modinfo", "apt-get", "dpkg-deb")
+# The virtio transport, 9p over it, overlayfs (the sandboxes' workdirs), and a virtio disk
+# with ext4 (a file system that keeps user.* xattrs, which tmpfs does only since Linux 6.6;
+# its metadata checksums need crc32c, which modinfo does not list);
+# what each depends on is found with modinfo and loaded before it.
+_MODULES = ("virtio_pci", "9pnet_virtio", "9p", "overlay", "virtio_blk", "crc32c_generic", "ext4")
+TOOLS = ("qemu-system-x86_64", "busybox", "cpio", "modinfo", "apt-get", "dpkg-deb", "mkfs.ext4")
 
 _INIT = r"""#!/bin/busybox sh
 /bin/busybox --install -s /bin
@@ -39,7 +42,14 @@ mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=524288,cache=loose host /h
 for d in proc sys dev; do mount --rbind /$d /host/$d; done
 mount -t cgroup2 none /host/sys/fs/cgroup
 echo "+memory +pids +cpu" > /host/sys/fs/cgroup/cgroup.subtree_control
-for d in $(cat /writable); do mount -t tmpfs tmpfs /host$d; done
+# Each writable folder an overlay: the host's files (a checkout under /tmp, say) shown, and
+# what the guest writes kept in a tmpfs.
+i=0
+for d in $(cat /writable); do
+  i=$((i + 1)); mkdir -p /over/$i; mount -t tmpfs tmpfs /over/$i; mkdir /over/$i/up /over/$i/work
+  chmod "$(stat -c %a /host$d)" /over/$i/up  # the merged folder's mode is its upper's: /tmp's 1777
+  mount -t overlay overlay -o lowerdir=/host$d,upperdir=/over/$i/up,workdir=/over/$i/work /host$d
+done
 cmd=$(sed -n 's/.*vmcommand=\([^ ]*\).*/\1/p' /proc/cmdline | base64 -d)
 end='echo "VM-INIT exit $?"; echo o > /proc/sysrq-trigger; sleep 30'
 exec switch_root /host /bin/sh -c "$cmd; $end"
@@ -129,13 +139,23 @@ def initramfs(dest: Path, modules: Path, writable: list[str]) -> Path:
 
 
 def boot(command: str, work: Path, *, writable: tuple[str, ...] = ("/tmp", "/run"),
-         kvm: bool = False, memory_mb: int = 2048, timeout_s: float = 900) -> str:
+         disk_mb: int = 0, kvm: bool = False, memory_mb: int = 2048,
+         timeout_s: float = 900) -> str:
     """Run `command` (sh) as root in a cgroup v2 guest over this host's root; the console's
-    text. `work` holds the initramfs and must not lie under a folder in `writable`."""
+    text. `work` holds the initramfs (and the disk); the guest sees it (read-only, or through
+    an overlay where it lies in `writable`). `disk_mb`: an empty ext4 disk of that size, the
+    guest's /dev/vda."""
     vmlinuz, modules = kernel()
     initrd = initramfs(work, modules, list(writable))
     accel = ["-enable-kvm"] if kvm else ["-accel", "tcg,thread=multi"]
-    argv = ["qemu-system-x86_64", *accel, "-m", str(memory_mb), "-smp", "2", "-nographic",
+    drives: list[str] = []
+    if disk_mb:
+        disk = work / "disk.img"
+        with disk.open("wb") as f:
+            f.truncate(disk_mb << 20)  # sparse: only what the guest writes takes room
+        subprocess.run(["mkfs.ext4", "-q", "-F", str(disk)], check=True, capture_output=True)
+        drives = ["-drive", f"file={disk},if=virtio,format=raw"]
+    argv = ["qemu-system-x86_64", *accel, *drives, "-m", str(memory_mb), "-smp", "2", "-nographic",
             "-no-reboot", "-kernel", str(vmlinuz), "-initrd", str(initrd), "-append",
             "console=ttyS0 quiet panic=-1 cgroup_no_v1=all vmcommand="
             + base64.b64encode(command.encode()).decode(),

@@ -35,6 +35,7 @@ from evaluator.settings import Settings, settings
 
 ENV = Settings.daemonless_limits.env
 PARENT = "evaluator-daemonless"
+HARNESS = "evaluator-harness"  # the leaf a delegated cgroup's own processes move into
 _CONTROLLERS = ("memory", "pids", "cpu")
 _PERIOD_US = 100_000
 
@@ -75,8 +76,12 @@ def _find() -> tuple[Hierarchy | None, str]:
             try:
                 return Hierarchy("cgroup v2", (_v2_parent(v2),)), ""
             except OSError as e:
-                return None, f"cannot make {v2 / PARENT} ({e.strerror}): not root, and no "\
-                             "delegated cgroup"
+                why = f"cannot make {v2 / PARENT} ({e.strerror})"
+            try:
+                return Hierarchy("cgroup v2", (_v2_delegated(v2),)), ""
+            except OSError as e:
+                return None, f"{why}, and this process's own cgroup is not delegated to it " \
+                             f"with memory, pids and cpu ({e.strerror}: {e.filename})"
     v1 = [mounts.get(c) for c in _CONTROLLERS]
     if all(v1):
         parents = tuple(p / PARENT for p in v1 if p is not None)
@@ -100,6 +105,36 @@ def _v2_parent(mount: Path) -> Path:
         if not set(_CONTROLLERS) <= enabled:
             (folder / "cgroup.subtree_control").write_text(wanted)
     return parent
+
+
+def _v2_delegated(mount: Path) -> Path:
+    """The sandboxes' parent under this process's own cgroup, where the host delegated that
+    cgroup to it (systemd's `Delegate=yes`, as `systemd-run --user --scope -p Delegate=yes`
+    gives, or an administrator's chown of the folder). cgroup v2 lets a cgroup hand its
+    controllers to children only while no process is in it, so the processes in it (the
+    harness and what it started) move into a leaf beside the parent, `HARNESS`, first."""
+    own = _own_cgroup(mount)
+    if own.name == HARNESS:  # a process started after the move (a doit worker): already in
+        own = own.parent
+    _writable(own)
+    missing = set(_CONTROLLERS) - set(_read(own / "cgroup.controllers").split())
+    if missing:
+        raise PermissionError(errno.EACCES, f"{', '.join(sorted(missing))} not delegated",
+                              str(own / "cgroup.controllers"))
+    leaf = own / HARNESS
+    leaf.mkdir(exist_ok=True)
+    for pid in _read(own / "cgroup.procs").split():
+        with contextlib.suppress(ProcessLookupError):
+            (leaf / "cgroup.procs").write_text(pid)
+    return _v2_parent(own)
+
+
+def _own_cgroup(mount: Path) -> Path:
+    """This process's cgroup v2 folder (the `0::` line of /proc/self/cgroup)."""
+    for line in _read(Path("/proc/self/cgroup")).splitlines():
+        if line.startswith("0::"):
+            return mount / line[3:].strip().lstrip("/")
+    raise FileNotFoundError(errno.ENOENT, "no cgroup v2 line", "/proc/self/cgroup")
 
 
 def _writable(folder: Path) -> None:

@@ -26,7 +26,7 @@ def checked(spec: GradeSpec) -> Iterator[tuple[dict[str, dict[str, Any]], str]]:
     lacking = vm.missing()
     if lacking:
         unavailable(lacking)
-    work = Path(tempfile.mkdtemp(prefix="evaluator-vm-", dir="/var/tmp"))  # not under /tmp
+    work = Path(tempfile.mkdtemp(prefix="evaluator-vm-"))
     try:
         found, console = cgroup_v2.run(spec, {k: v.encode() for k, v in HIDDEN_FILES.items()},
                                        GOLD.encode(), work)
