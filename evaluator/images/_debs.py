@@ -10,6 +10,8 @@ import contextlib
 import hashlib
 import os
 import shutil
+import threading
+import time
 import urllib.error
 import urllib.request
 from concurrent.futures import ThreadPoolExecutor
@@ -22,6 +24,10 @@ from evaluator.settings import Settings, settings
 DEB_CACHE_ENV = Settings.deb_cache.env
 _WORKERS = 8
 _TIMEOUT_S = 60
+# A mirror or its DNS that stops answering for half a minute (seen in CI: "Temporary failure in
+# name resolution" on one package of 143) is ridden out; a network that is down stays an error.
+_RETRY_DELAYS_S = (1.0, 2.0, 4.0, 8.0, 16.0)
+_RETRY_HTTP = frozenset({408, 429, 500, 502, 503, 504})
 
 
 def deb_cache() -> Path:
@@ -49,15 +55,21 @@ def keep(cache: Path, path: Path) -> None:
         os.replace(tmp, dest)
 
 
-def fetch(pins: BasePins, mirror: str, cache: Path) -> dict[str, Path]:
+def fetch(pins: BasePins, mirror: str, cache: Path,
+          retry_delays_s: tuple[float, ...] = _RETRY_DELAYS_S) -> dict[str, Path]:
     """Every pinned package as a checked file in `cache`, downloading what is not there.
+
+    A download that fails for the network's sake (no answer, a reset, HTTP 5xx, 408 or 429) is
+    tried again after each of `retry_delays_s`; once one package has run out of tries, the
+    others stop at their next try, so a machine with no network hears so in half a minute.
 
     Every package the mirror no longer serves, or serves with other bytes, is named in one
     StaleLockError; nothing is installed from a partial set.
     """
     cache.mkdir(parents=True, exist_ok=True)
+    net = _Network(tuple(retry_delays_s))
     with ThreadPoolExecutor(_WORKERS) as pool:
-        results = list(pool.map(lambda p: _one(p, mirror, cache), pins.packages))
+        results = list(pool.map(lambda p: _one(p, mirror, cache, net), pins.packages))
     problems = [problem for _, problem in results if problem]
     if problems:
         raise StaleLockError(
@@ -67,27 +79,56 @@ def fetch(pins: BasePins, mirror: str, cache: Path) -> dict[str, Path]:
     return {p.package: path for p, (path, _) in zip(pins.packages, results, strict=True)}
 
 
-def _one(pin: DebPin, mirror: str, cache: Path) -> tuple[Path, str]:
+class _Network:
+    """What a fetch's downloads share: the delays between tries, and the error that ended one
+    package's tries, after which no download tries again."""
+
+    def __init__(self, delays_s: tuple[float, ...]) -> None:
+        self.delays_s = delays_s
+        self._down: BaseException | None = None
+        self._lock = threading.Lock()
+
+    def down(self) -> BaseException | None:
+        with self._lock:
+            return self._down
+
+    def give_up(self, e: BaseException) -> None:
+        with self._lock:
+            self._down = self._down or e
+
+
+def _one(pin: DebPin, mirror: str, cache: Path, net: _Network) -> tuple[Path, str]:
     dest = cache / f"{pin.sha256}.deb"
     if dest.exists() and _sha256(dest) == pin.sha256:
         return dest, ""
     what = f"{pin.package}={pin.version} ({pin.filename})"
     url = f"{mirror.rstrip('/')}/{pin.filename}"
     tmp = cache / f".{pin.sha256}.{os.getpid()}.part"
-    try:
-        with urllib.request.urlopen(url, timeout=_TIMEOUT_S) as resp, tmp.open("wb") as out:
-            shutil.copyfileobj(resp, out)
-    except urllib.error.HTTPError as e:
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()
-        if e.code in (404, 410):
-            return dest, f"{what}: the mirror no longer serves it (HTTP {e.code} for {url})"
-        return dest, f"{what}: HTTP {e.code} for {url}"
-    except (urllib.error.URLError, OSError) as e:
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()
-        raise InfraError(f"cannot download {what} from {url}: {e}; check the network or set "
-                         f"$EVAL_DEBIAN_MIRROR") from e
+    tries = len(net.delays_s) + 1
+    for attempt in range(tries):
+        if (down := net.down()) is not None:
+            raise InfraError(f"cannot download {what} from {url}: stopped, as another "
+                             f"package failed {tries} tries over {sum(net.delays_s):.0f} s "
+                             f"({down}); check the network or set $EVAL_DEBIAN_MIRROR") from down
+        try:
+            with urllib.request.urlopen(url, timeout=_TIMEOUT_S) as resp, \
+                    tmp.open("wb") as out:
+                shutil.copyfileobj(resp, out)
+            break
+        except (urllib.error.URLError, OSError) as e:
+            with contextlib.suppress(FileNotFoundError):
+                tmp.unlink()
+            code = e.code if isinstance(e, urllib.error.HTTPError) else None
+            if code in (404, 410):
+                return dest, f"{what}: the mirror no longer serves it (HTTP {code} for {url})"
+            if code is not None and code not in _RETRY_HTTP:
+                return dest, f"{what}: HTTP {code} for {url}"
+            if attempt == tries - 1:
+                net.give_up(e)
+                raise InfraError(f"cannot download {what} from {url} in {tries} tries over "
+                                 f"{sum(net.delays_s):.0f} s: {e}; check the network or set "
+                                 f"$EVAL_DEBIAN_MIRROR") from e
+        time.sleep(net.delays_s[attempt])
     got = _sha256(tmp)
     if got != pin.sha256:
         tmp.unlink()

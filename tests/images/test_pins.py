@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import http.server
 import shutil
+import socket
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -14,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from evaluator.errors import StaleLockError
+from evaluator.errors import InfraError, StaleLockError
 from evaluator.images import BasePins, DebPin, base_lock_path, read_pins, repin
-from evaluator.images._debs import fetch, local_repo
+from evaluator.images._debs import _WORKERS, fetch, local_repo
 from evaluator.images._pins import PACKAGES, write_pins
 
 _DEBS = {"pkg-a": b"package a bytes", "pkg-b": b"package b bytes"}
@@ -40,6 +41,22 @@ class Mirror:
 class _Quiet(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args: object) -> None:
         pass
+
+
+class _Flaky(_Quiet):
+    """Each path's first request gets a 503, its second a dropped connection; then the file."""
+
+    seen: dict[str, int] = {}
+
+    def do_GET(self) -> None:
+        n = self.seen[self.path] = self.seen.get(self.path, 0) + 1
+        if n == 1:
+            self.send_error(503)
+        elif n == 2:
+            self.close_connection = True
+            self.connection.shutdown(socket.SHUT_RDWR)
+        else:
+            super().do_GET()
 
 
 @pytest.fixture
@@ -99,6 +116,45 @@ def test_missing_or_changed_packages_are_named_and_stop_the_build(
     assert "pkg-a=1.0" in text and "other bytes" in text
     assert "--repin" in text
     assert not list((tmp_path / "cache").glob("*.deb"))  # nothing unchecked is kept
+
+
+def test_fetch_rides_out_a_mirror_that_fails_for_a_while(mirror: Mirror, tmp_path: Path) -> None:
+    for name, data in _DEBS.items():
+        _serve(mirror, name, data)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0),
+                                             partial(_Flaky, directory=str(mirror.root)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        files = fetch(PINS, f"http://127.0.0.1:{server.server_address[1]}", tmp_path / "cache",
+                      retry_delays_s=(0.01, 0.01))
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert {n: p.read_bytes() for n, p in files.items()} == _DEBS
+    assert sorted(_Flaky.seen.values()) == [3, 3]
+
+
+def test_a_dead_mirror_is_one_error_after_one_package_s_tries(tmp_path: Path) -> None:
+    listener = socket.create_server(("127.0.0.1", 0))
+    accepted = []
+
+    def drop_every_connection() -> None:
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            accepted.append(conn)
+            conn.close()
+
+    threading.Thread(target=drop_every_connection, daemon=True).start()
+    pins = BasePins("bookworm", "minbase", (), "amd64", "1.0",
+                    tuple(_pin(f"pkg-{i}", b"x%d" % i) for i in range(40)))
+    with pytest.raises(InfraError, match=r"3 tries over .*check the network or set"):
+        fetch(pins, f"http://127.0.0.1:{listener.getsockname()[1]}", tmp_path / "cache",
+              retry_delays_s=(0.05, 0.05))
+    listener.close()
+    assert len(accepted) <= _WORKERS * 3 < len(pins.packages) * 3  # the others stopped
 
 
 def test_local_repo_holds_exactly_the_pins(mirror: Mirror, tmp_path: Path) -> None:
