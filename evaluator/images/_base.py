@@ -83,7 +83,7 @@ def repin(path: Path | None = None, mirror: str | None = None) -> BasePins:
             _debs.keep(_debs.deb_cache(), deb)
     write_pins(path, pins)
     _rootfs.log(f"wrote {path}: {len(pins.packages)} packages, pins {pins.digest}"
-         + _changes(old, pins))
+                + _changes(old, pins))
     return pins
 
 
@@ -165,7 +165,7 @@ def build_base(client: docker.DockerClient, tag: str, pins: BasePins) -> str:
     mirror = current_mirror()
     started = time.monotonic()
     _rootfs.log(f"building {tag} from pins {pins.digest} ({len(pins.packages)} packages, "
-         f"fetched from {mirror} unless cached in {_debs.deb_cache()}; about a minute)")
+                f"fetched from {mirror} unless cached in {_debs.deb_cache()}; about a minute)")
     files = _debs.fetch(pins, mirror, _debs.deb_cache())  # names every missing package, first
     if shutil.which("debootstrap") is None:
         raise BadInputError(
@@ -175,8 +175,9 @@ def build_base(client: docker.DockerClient, tag: str, pins: BasePins) -> str:
             f"building the base image {tag} runs debootstrap, which needs root: run "
             "`sudo python -m evaluator.images base` once (and `apt-get install debootstrap`)")
     if debootstrap_version() != pins.debootstrap:
-        _rootfs.log(f"warning: debootstrap {debootstrap_version()} here, {pins.debootstrap} pinned the "
-             f"lock; another version may lay files out differently (a different image id)")
+        _rootfs.log(f"warning: debootstrap {debootstrap_version()} here, {pins.debootstrap} "
+                    f"pinned the lock; another version may lay files out differently (a "
+                    "different image id)")
     with tempfile.TemporaryDirectory(prefix="evaluator-base-") as tmp:
         rootfs, layer = Path(tmp) / "rootfs", Path(tmp) / "layer.tar"
         try:

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from evaluator.executor._ray import RayExecutor
-from evaluator.grading import RESOLVED, GradeSpec
+from evaluator.grading import RESOLVED, GradeOutcome, GradeSpec
 from evaluator.images import build_task_image
 from evaluator.lock import DockerPinResolver
 from evaluator.sandbox import PodmanSandboxes, copy_image
@@ -64,22 +64,26 @@ def user_node(cluster: Cluster, only_there: GradeSpec, rootless_podman: PodmanSa
     cluster.remove(node)
 
 
+def _gold_graded(cluster: Cluster, node: Node, spec: GradeSpec, backend: str) -> GradeOutcome:
+    """The gold patch graded through the cluster on `backend`, with `node` among its agents;
+    the outcome checked resolved."""
+    executor = RayExecutor(cluster.gcs, backend=backend)
+    assert node.node_id in executor.agents()
+    out = executor.grader().grade(spec, GOLD.encode(), _HIDDEN)
+    assert out.outcome == RESOLVED, out.detail
+    return out
+
+
 def test_daemonless_work_placed_on_the_user_s_node_runs_in_its_user_namespace(
         cluster: Cluster, user_node: Node, only_there: GradeSpec) -> None:
-    executor = RayExecutor(cluster.gcs, backend="daemonless")
-    assert user_node.node_id in executor.agents()
-    out = executor.grader().grade(only_there, GOLD.encode(), _HIDDEN)
-    assert out.outcome == RESOLVED, out.detail
+    out = _gold_graded(cluster, user_node, only_there, "daemonless")
     assert out.backend["name"] == "daemonless"
     assert "; user namespace (uids 0 -> " in out.backend["detail"], out.backend
 
 
 def test_podman_work_placed_on_the_user_s_node_runs_on_its_rootless_service(
         cluster: Cluster, user_node: Node, only_there: GradeSpec) -> None:
-    executor = RayExecutor(cluster.gcs, backend="podman")
-    assert user_node.node_id in executor.agents()
-    out = executor.grader().grade(only_there, GOLD.encode(), _HIDDEN)
-    assert out.outcome == RESOLVED, out.detail
+    out = _gold_graded(cluster, user_node, only_there, "podman")
     assert out.backend["name"] == "podman" and out.backend["detail"].startswith("rootless"), (
         out.backend)
 
