@@ -132,11 +132,12 @@ class InferenceServer:
         return self.process.returncode
 
 
-def start_inference_server(options: ServerOptions = ServerOptions(), *,
+def start_inference_server(options: ServerOptions | None = None, *,
                            server_dir: Path = SERVER_DIR, ready_timeout_s: float = 30.0,
                            load_timeout_s: float | None = 60.0) -> InferenceServer:
     """Spawn the server and wait for its READY line, then (unless `load_timeout_s` is None)
     for its model to load."""
+    options = options or ServerOptions()
     missing = not_installed(server_dir)
     if missing:
         raise InferenceServerError(f"the inference server is not installed: {missing}")
