@@ -121,7 +121,7 @@ serve-model: venv-run inference
 
 # The demo's agents on the small real model (evals/real/demo.yaml): everything around the model
 # is as in `make demo`, the model is real, so it solves little. Its reports in reports/out/real.
-demo-real: setup-run venv-mini-swe-agent inference bytecode
+demo-real: setup-run inference bytecode
 	$(VENV)/bin/doit lock:demo
 	$(VENV)/bin/doit -n $(JOBS) -P process gold:demo
 	$(PY) -m evaluator.inference --port $(MODEL_PORT) --slots $(MODEL_SLOTS) -- \

@@ -40,7 +40,9 @@ class RequestError extends Error {
   }
 }
 
-const stats = {busy: 0, max_busy: 0, max_queued: 0, served: 0, refused: 0,
+// busy: generating now; waited: requests that ever queued for a slot; refused: answered 429;
+// aborted: the client hung up before its reply was written.
+const stats = {busy: 0, max_busy: 0, waited: 0, max_queued: 0, served: 0, refused: 0,
                aborted: 0};
 let engine = null;  // {model, context, template, fingerprint, free: [sequences]}
 const waiting = [];  // resolvers of requests queued for a slot, oldest first
@@ -64,6 +66,7 @@ function acquire() {
     throw new RequestError(429, `server busy: ${SLOTS} slot(s) generating and ${waiting.length} `
                            + "request(s) queued", "rate_limit_error");
   }
+  stats.waited++;
   return new Promise((resolve) => {
     waiting.push(resolve);
     stats.max_queued = Math.max(stats.max_queued, waiting.length);

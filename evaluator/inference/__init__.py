@@ -9,6 +9,7 @@ starts and stops it; `python -m evaluator.inference` runs it in the foreground.
 from ._process import (
     MODEL_FILE,
     MODEL_ID,
+    SERVER_DIR,
     InferenceServer,
     InferenceServerError,
     ServerOptions,
@@ -19,6 +20,7 @@ from ._process import (
 __all__ = [
     "MODEL_FILE",
     "MODEL_ID",
+    "SERVER_DIR",
     "InferenceServer",
     "InferenceServerError",
     "ServerOptions",

@@ -86,7 +86,8 @@ class InferenceServer:
 
     def stats(self) -> dict[str, Any]:
         """The server's counters: slots busy now and at most, requests queued now and at
-        most, served, refused (429) and aborted (the client went away)."""
+        most, requests that ever waited for a slot, served, refused (429) and aborted (the
+        client went away)."""
         with urllib.request.urlopen(f"{self.root_url}/stats", timeout=10) as r:
             return dict(json.loads(r.read()))
 
@@ -171,5 +172,5 @@ def _first_line(process: subprocess.Popen[bytes], timeout_s: float) -> str:
     raise InferenceServerError(f"the inference server printed no READY line in {timeout_s:g}s")
 
 
-__all__ = ["MODEL_FILE", "MODEL_ID", "InferenceServer", "InferenceServerError", "ServerOptions",
+__all__ = ["MODEL_FILE", "MODEL_ID", "SERVER_DIR", "InferenceServer", "InferenceServerError", "ServerOptions",
            "not_installed", "start_inference_server"]

@@ -30,12 +30,17 @@ ASK = [{"role": "system", "content": "You are a helpful assistant who answers wi
 COUNT = [{"role": "user", "content": "Count from 1 to 300, one number a line, nothing else."}]
 
 
-@contextmanager
-def real_server(options: ServerOptions | None = None, **start: Any) -> Iterator[InferenceServer]:
-    """The server, or the test fails under CI=true (skips elsewhere) saying what is missing."""
+def require_installed() -> None:
+    """The test fails under CI=true (skips elsewhere) when the server is not installed."""
     missing = not_installed()
     if missing:
         unavailable(f"the real model's server is not installed: {missing}")
+
+
+@contextmanager
+def real_server(options: ServerOptions | None = None, **start: Any) -> Iterator[InferenceServer]:
+    """The server, or the test fails under CI=true (skips elsewhere) saying what is missing."""
+    require_installed()
     try:
         server = start_inference_server(options or ServerOptions(), **start)
     except EvalError as e:

@@ -91,7 +91,7 @@ def test_the_step_timeout_bounds_a_whole_reply_and_frees_the_slot(real_model, st
 def test_the_admission_bound_queues_in_the_harness_and_the_server_is_never_overloaded(
         real_model) -> None:
     """Six requests, a bound of two in flight, a server of two slots: four wait in the
-    harness, each records how long, and the server never holds more than its slots."""
+    harness, each records how long, and none waits or is refused at the server."""
     bound = threading.BoundedSemaphore(2)
     before = real_model.stats()
     with client(real_model, limiter=lambda: bound) as c:
@@ -100,7 +100,7 @@ def test_the_admission_bound_queues_in_the_harness_and_the_server_is_never_overl
     assert all(isinstance(r, Completion) for r in replies), replies
     done = [r for r in replies if isinstance(r, Completion)]
     after = real_model.stats()
-    assert after["max_busy"] <= 2 and after["refused"] == before["refused"]
+    assert after["waited"] == before["waited"] and after["refused"] == before["refused"]
     assert after["served"] - before["served"] == 6
     # Four of the six waited for a permit, which a whole reply of another had to give back.
     waited = sorted(r.queue_s for r in done)[-4:]
@@ -114,7 +114,8 @@ def test_more_requests_than_slots_queue_at_the_server_and_are_all_answered(real_
                            for i in range(5)])
     assert all(isinstance(r, Completion) for r in replies), replies
     after = real_model.stats()
-    assert after["max_busy"] == 2 and after["max_queued"] >= 1
+    # Two generate, the others wait their turn at the server, none is turned away.
+    assert after["max_busy"] == 2 and after["waited"] - before["waited"] >= 1
     assert after["served"] - before["served"] == 5 and after["refused"] == before["refused"]
     # The server's own queue age is in its timings, as it reported it.
     assert max(r.timings["queue_ms"] for r in replies if isinstance(r, Completion)) > 0
