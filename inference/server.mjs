@@ -129,7 +129,7 @@ function parseRequest(body) {
     let content = text(m.content, `messages[${i}]`);
     if (Array.isArray(m.tool_calls) && m.tool_calls.length) {  // as the grammar had it written
       const calls = m.tool_calls.map((c) => ({name: c.function?.name,
-                                               arguments: JSON.parse(c.function?.arguments || "{}")}));
+                                               arguments: jsonOr(c.function?.arguments)}));
       content = JSON.stringify({tool_call: calls[0]});
     }
     return {role: m.role, content};
@@ -200,6 +200,11 @@ async function generate(sequence, req, tokens, signal, onText) {
   return {reply, emitted, finish, completionTokens: out.length, timings};
 }
 
+// A tool call's arguments as the model wrote them: JSON text, which may not parse.
+function jsonOr(text) {
+  try { return JSON.parse(text || "{}"); } catch { return text; }
+}
+
 function complete(json) {
   try { JSON.parse(json); return true; } catch { return false; }
 }
@@ -258,8 +263,10 @@ async function chat(body, res, signal, queuedAt) {
     return send(res, 200, {...head, object: "chat.completion",
                            choices: [{index: 0, message: msg, finish_reason: finish}], usage, timings});
   }
-  const rest = msg.tool_calls
-    ? {tool_calls: msg.tool_calls.map((c, index) => ({index, ...c}))}
+  // What was held back: the grammar's reply whole (a tool call, or its response as content),
+  // or the text's last piece.
+  const rest = msg.tool_calls ? {tool_calls: msg.tool_calls.map((c, index) => ({index, ...c}))}
+    : req.tools.length ? (msg.content ? {content: msg.content} : null)
     : result.reply.length > result.emitted ? {content: result.reply.slice(result.emitted)} : null;
   if (rest) res.write(chunk([{index: 0, delta: rest, finish_reason: null}]));
   res.write(chunk([{index: 0, delta: {}, finish_reason: finish}], {timings}));
