@@ -37,9 +37,9 @@ def test_usage_and_cost_are_the_servers_own_counts(real_model) -> None:
 
 def test_temperature_zero_is_reproducible_and_a_seed_pins_sampling(real_model) -> None:
     with client(real_model) as c:
-        greedy = [c.complete(ASK, seed=s, temperature=0.0, max_tokens=48) for s in (1, 2)]
-        sampled = [c.complete(ASK, seed=7, temperature=0.9, max_tokens=48) for _ in range(2)]
-        other = c.complete(ASK, seed=8, temperature=0.9, max_tokens=48)
+        greedy = [c.complete(ASK, seed=s, temperature=0.0, max_tokens=32) for s in (1, 2)]
+        sampled = [c.complete(ASK, seed=7, temperature=0.9, max_tokens=32) for _ in range(2)]
+        other = c.complete(ASK, seed=8, temperature=0.9, max_tokens=32)
     assert greedy[0].content and greedy[0].content == greedy[1].content
     assert greedy[0].usage == greedy[1].usage and greedy[0].finish_reason == greedy[1].finish_reason
     assert sampled[0].content == sampled[1].content and sampled[0].usage == sampled[1].usage
