@@ -125,7 +125,7 @@ def test_503_while_loading_and_429_when_full_are_retried_with_backoff() -> None:
     """A server answers 503 "Loading model" until its model is in memory, and 429 with
     Retry-After past its one slot and empty queue; the client waits and tries again."""
     with real_server(ServerOptions(slots=1, queue=0), load_timeout_s=None) as server:
-        with client(server, max_retries=200, backoff_base_s=0.05, backoff_max_s=0.2) as c:
+        with client(server, max_retries=600, backoff_base_s=0.05, backoff_max_s=0.2) as c:
             first = c.complete(ASK, seed=1, temperature=0.0, max_tokens=8)
             loading = dict(c.stats.by_cause)
             replies = at_once([lambda i=i: c.complete(ASK, seed=i, temperature=0.0,
