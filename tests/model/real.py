@@ -26,8 +26,10 @@ PRICES = Prices.from_mapping({MODEL_ID: {"input_per_mtok": 0.02, "output_per_mto
 ASK = [{"role": "system", "content": "You are a helpful assistant who answers with one bash "
         "command in a ```bash block."},
        {"role": "user", "content": "List the Python files in the current directory."}]
-# Long enough that a reply at temperature 0 does not end before its max_tokens.
-COUNT = [{"role": "user", "content": "Count from 1 to 300, one number a line, nothing else."}]
+# A reply that goes on: at temperature 0 the model writes past 400 tokens (it stops after 13
+# when asked to count to 300).
+ESSAY = [{"role": "user", "content": "Write a long essay, at least 1000 words, on the history of "
+          "the Python programming language."}]
 
 
 def require_installed() -> None:

@@ -12,7 +12,7 @@ from evaluator.attempts import Meter, MeteredModel
 from evaluator.errors import BadInputError
 from evaluator.inference import MODEL_ID, ServerOptions
 from evaluator.model import Completion, ContextLengthError, ModelUnavailableError
-from tests.model.real import ASK, COUNT, PRICES, at_once, client, real_server
+from tests.model.real import ASK, ESSAY, PRICES, at_once, client, real_server
 
 
 def test_usage_and_cost_are_the_servers_own_counts(real_model) -> None:
@@ -79,7 +79,7 @@ def test_the_step_timeout_bounds_a_whole_reply_and_frees_the_slot(real_model, st
     before = real_model.stats()
     with client(real_model, timeout_s=0.4, max_retries=1, backoff_base_s=0.01) as c:
         with pytest.raises(ModelUnavailableError, match="timeout") as info:
-            c.complete(COUNT, seed=0, temperature=0.0, max_tokens=600, stream=stream)
+            c.complete(ESSAY, seed=0, temperature=0.0, max_tokens=600, stream=stream)
         assert c.stats.by_cause == {"timeout": 2} and c.stats.completions == 0
     assert info.value.attempts == 2
     with client(real_model) as c:
