@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextlib import nullcontext as _nullcontext
@@ -49,6 +50,16 @@ def real_server(options: ServerOptions | None = None, **start: Any) -> Iterator[
         unavailable(f"the real model's server did not start: {e}")
     with server:
         yield server
+
+
+def settled(server: InferenceServer, done: Callable[[dict[str, Any]], bool],
+            within_s: float = 60.0) -> dict[str, Any]:
+    """The server's stats once `done(stats)` holds: a generation the client hung up on ends at
+    its next token, which a busy machine may take a while to reach."""
+    deadline = time.monotonic() + within_s
+    while not done(stats := server.stats()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return stats
 
 
 def client(server: InferenceServer, **kwargs: Any) -> OpenAIClient:

@@ -12,7 +12,7 @@ from evaluator.attempts import Meter, MeteredModel
 from evaluator.errors import BadInputError
 from evaluator.inference import MODEL_ID, ServerOptions
 from evaluator.model import Completion, ContextLengthError, ModelUnavailableError
-from tests.model.real import ASK, ESSAY, PRICES, at_once, client, real_server
+from tests.model.real import ASK, ESSAY, PRICES, at_once, client, real_server, settled
 
 
 def test_usage_and_cost_are_the_servers_own_counts(real_model) -> None:
@@ -84,7 +84,7 @@ def test_the_step_timeout_bounds_a_whole_reply_and_frees_the_slot(real_model, st
     assert info.value.attempts == 2
     with client(real_model) as c:
         assert c.complete(ASK, seed=1, temperature=0.0, max_tokens=8).usage.completion_tokens
-    after = real_model.stats()
+    after = settled(real_model, lambda s: s["aborted"] - before["aborted"] == 2 and not s["busy"])
     assert after["aborted"] - before["aborted"] == 2 and after["busy"] == 0
 
 
