@@ -36,7 +36,11 @@ Then the warm pool's effect on time-to-first-command: open a sandbox and run `tr
 cold against from a warm pool.
 
     .venv/bin/python benchmarks/bench_cluster.py [--attempts 16] [--slots 2] [--reps 2]
-                                                 [--latency-ms 2000]
+                                                 [--latency-ms 2000] [--smoke]
+
+`--smoke`: the same runs at the least size (2 attempts, 1 slot, one round, replies without
+added latency, one gold rep, the warm pool timed once each way): every step once, exiting
+non-zero when a run fails.
 """
 
 from __future__ import annotations
@@ -71,8 +75,12 @@ _DOCKER_CGROUP = "/sys/fs/cgroup/cpuacct/docker/cpuacct.usage"
 _WHO = ("driver", "agents", "ray", "endpoint", "engines", "sandboxes", "elsewhere")
 
 
-def _project(root: Path, samples: int, slots: int) -> Project:
+def _project(root: Path, samples: int, slots: int, gold_reps: int | None = None) -> Project:
     p = new_project(root, agents=(("sim-b", "sim-strong"),), max_retries=None, store="gated")
+    if gold_reps is not None:
+        set_yaml = root / "tasks" / "mini" / "set.yaml"
+        set_yaml.write_text(yaml.safe_dump({**yaml.safe_load(set_yaml.read_text()),
+                                            "gold_reps": gold_reps}))
     for target in ("lock:mini", "gold:mini"):
         out = p.doit("-n", "2", "-P", "process", target)
         if out.returncode != 0:
@@ -315,7 +323,11 @@ def main() -> None:
     ap.add_argument("--slots", type=int, default=2, help="sandbox slots c per engine")
     ap.add_argument("--reps", type=int, default=2, help="local / ray x1 pairs, ray x2 runs")
     ap.add_argument("--latency-ms", type=int, default=2000, help="simulated reply latency")
+    ap.add_argument("--smoke", action="store_true",
+                    help="2 attempts, 1 slot, one round, no latency: does it still run?")
     args = ap.parse_args()
+    if args.smoke:
+        args.attempts, args.slots, args.reps, args.latency_ms = 2, 1, 1, 0
     c, n = args.slots, args.attempts
     root = Path(tempfile.mkdtemp(prefix="bench-cluster-"))
     engine = start_engine()
@@ -327,7 +339,7 @@ def main() -> None:
     try:
         print(f"setting up: lock and gold gate of a 2-task set, {n} attempts a run, c = {c}, "
               f"replies {args.latency_ms} ms", flush=True)
-        p = _project(root, n // 2, c)
+        p = _project(root, n // 2, c, 1 if args.smoke else None)
         sim = root / "sim.yaml"
         sim.write_text(yaml.safe_dump({"faults": {"latency_ms": args.latency_ms}}))
         endpoint = start_simulated_endpoint(root / "tasks", sim)
@@ -366,12 +378,13 @@ def main() -> None:
     pool = WarmPool(size=1, max_idle_s=60, sandboxes=DockerSandboxes(client))
     try:
         image = client.images.get(BASE_TAG).id
-        cold = _ttfc(pool, image, warm=False, n=5)
-        warm = _ttfc(pool, image, warm=True, n=5)
+        times = 1 if args.smoke else 5
+        cold = _ttfc(pool, image, warm=False, n=times)
+        warm = _ttfc(pool, image, warm=True, n=times)
     finally:
         pool.close()
     print(f"time to first command: cold {statistics.median(cold) * 1000:.0f} ms, from the warm "
-          f"pool {statistics.median(warm) * 1000:.0f} ms (median of 5; "
+          f"pool {statistics.median(warm) * 1000:.0f} ms (median of {times}; "
           f"{statistics.median(cold) / statistics.median(warm):.1f}x)")
     shutil.rmtree(root, ignore_errors=True)
 
