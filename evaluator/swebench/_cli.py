@@ -22,9 +22,9 @@ from evaluator.swebench._rows import read_rows
 from evaluator.taskset import load_task_set
 
 
-def add_commands(sub: Any) -> None:
-    imp = sub.add_parser("import", help="bring tasks in from another benchmark's format")
-    kinds = imp.add_subparsers(dest="kind", required=True, metavar="format")
+def add_import_command(kinds: Any) -> None:
+    """`import swebench`, registered on the `import` group's subparsers (made by
+    `evaluator.pipeline`, which adds `import submission` beside it)."""
     p = kinds.add_parser("swebench", help="SWE-bench rows (JSON, JSONL) or a 5.x task repo")
     p.add_argument("source", type=Path, help="instances file (.json/.jsonl) or task repo folder")
     add_set_option(p, help="task set to write: tasks/<set>/")
