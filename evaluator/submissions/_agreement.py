@@ -82,6 +82,9 @@ def _row(store: Store, e: PublishedEntry, tasks: Mapping[str, Task],
         cause, why = classify(Evidence(e, task.spec.results, result, grade, verdict,
                                        tuple(diffs), required, their_output, our_output,
                                        read is not None))
+    if state == UNPUBLISHED:
+        why = "no file of the submission says whether it resolved" + (
+            f" ({'; '.join(e.notes)})" if e.notes else "")
     return Row(**base, ours=result.status, state=state, cause=cause, why=why,
                tests_agree=tests_agree, tests=tuple(diffs[:MAX_DIFFS]), grade=grade.key,
                result=result.key)

@@ -38,6 +38,8 @@ RUNNER = "runner reading"
 INTEGRITY = "our integrity checks"
 THEIRS = "their evaluation"
 CAUSES = (ENVIRONMENT, TEST_LISTS, RUNNER, INTEGRITY, THEIRS)
+_READERS = {"junit": "pytest -rA", "pytest-log": "pytest -rA", "django": "Django",
+            "sympy": "sympy bin/test"}
 _IMPORT = re.compile(r"(ModuleNotFoundError|ImportError): [^\n]{0,120}")
 
 
@@ -100,8 +102,8 @@ class Runner:
                                                               in ("skipped", "xfailed"))
             if theirs_read != d.published:
                 return (f"{d.test}: their report says {'success' if d.published else 'failure'}, "
-                        f"their own test_output.txt read by our {ev.runner} reader says "
-                        f"{d.their_reading}: one output, read two ways")
+                        f"their own test_output.txt read by our {_READERS.get(ev.runner, ev.runner)}"
+                        f" reader says {d.their_reading}: one output, read two ways")
         return None
 
 

@@ -11,6 +11,10 @@ from evaluator.grading import PytestLogReader, ResultsError, normalize, reader_f
 START, END = ">>>>> Start Test Output", ">>>>> End Test Output"
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 EXCERPT_LINES = 12
+# In a failure's section, the lines that say why: pytest's `>` and `E` lines and its
+# `file:line: Error` line, a traceback's last line (unittest, sympy).
+_SAYS = re.compile(r"^(>|E |[\w./-]+:\d+: \w|\w*(Error|Exception|Failure)\b)")
+_HEADER = re.compile(r"^(_{3,}|={3,}|-{3,}) .* (_{3,}|={3,}|-{3,})$")  # pytest's, sympy's
 _WIDTH = 240
 
 
@@ -50,17 +54,27 @@ def status_of(statuses: dict[str, str], test: str, runner: str) -> str:
 
 
 def excerpt(output: str, test: str) -> str:
-    """The lines of `output` naming `test` (its id, or the name after its last `::`), each with
-    the two lines after it, at most EXCERPT_LINES lines, each cut to a readable width."""
+    """The lines of `output` about `test`: those naming it (its id, or the name after its last
+    `::` as a whole word), and under a failure section's header naming it, the section's
+    lines up to the next header; at most EXCERPT_LINES lines, each cut to a readable width."""
     if not output:
         return ""
     name = test.split("::")[-1].split(" (")[0].split("[")[0]
-    keys = {test, name} if len(name) > 4 else {test}
+    word = re.compile(rf"(?<![\w.]){re.escape(name)}(?![\w])") if len(name) > 4 else None
     lines = _ANSI.sub("", output).splitlines()
     picked: list[int] = []
-    for i, line in enumerate(lines):
-        if any(k in line for k in keys):
-            picked.extend(j for j in range(i, min(i + 3, len(lines))) if j not in picked)
-        if len(picked) >= EXCERPT_LINES:
-            break
-    return "\n".join(lines[j][:_WIDTH] for j in sorted(picked)[:EXCERPT_LINES])
+    i = 0
+    while i < len(lines) and len(picked) < EXCERPT_LINES:
+        line = lines[i]
+        if test in line or (word is not None and word.search(line)):
+            picked.append(i)
+            if _HEADER.match(line):  # a failure's section: what says why, to the next one
+                j = i + 1
+                while j < len(lines) and not _HEADER.match(lines[j]):
+                    j += 1
+                said = [k for k in range(i + 1, j) if _SAYS.match(lines[k])]
+                picked.extend(said or range(i + 1, min(j, i + 7)))
+                i = j
+                continue
+        i += 1
+    return "\n".join(lines[j][:_WIDTH] for j in picked[:EXCERPT_LINES])

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from evaluator.submissions import (
     AGREE,
     DISAGREE,
@@ -24,61 +22,10 @@ from evaluator.submissions import (
     write_published,
 )
 from evaluator.swebench import read_submission
-from tests.submissions.published import (
-    EXTRA,
-    F2P,
-    P2P,
-    Folder,
-    Published,
-    as_test_output,
-    pytest_outputs,
-    report,
-)
-from tests.submissions.world import BROKEN, World, make_world, patch
+from tests.submissions.published import EXTRA, F2P, P2P, Folder, Published, report
+from tests.submissions.world import BROKEN, OK, World, patch
 
-OK = {"success": [F2P], "failure": []}
 ZERO, HIDDEN_ZERO = P2P
-
-
-@pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory) -> World:
-    w = make_world(tmp_path_factory.mktemp("world"))
-    w.gate()
-    return w
-
-
-@pytest.fixture(scope="module")
-def table(world: World) -> Table:
-    theirs = pytest_outputs(world.root / "their-repo", {
-        "pass": {}, "zero-fails": {"fail": ("test_zero",)}, "zero-imports": {"needs": ("test_zero",)}})
-    passing, zero_fails, zero_imports = (as_test_output(theirs[k]) for k in (
-        "pass", "zero-fails", "zero-imports"))
-    p2p_zero_failed = {"success": [HIDDEN_ZERO], "failure": [ZERO]}
-    folder = Folder("verified", "20250301_agent_model", "org/model", [
-        Published("acme__calc-1", patch("fix"), report("acme__calc-1", resolved=True, f2p=OK),
-                  passing),
-        Published("acme__calc-2", patch("docs")),  # results.json alone says resolved
-        Published("acme__calc-3", patch("no-report"),
-                  report("acme__calc-3", resolved=True, f2p=OK), passing),
-        # Their report says test_zero failed; their own output shows it passed.
-        Published("acme__calc-4", patch("fix"), report("acme__calc-4", resolved=False, f2p=OK,
-                                                       p2p=p2p_zero_failed), passing),
-        # Their run could not import a module test_zero needs.
-        Published("acme__calc-5", patch("fix"), report("acme__calc-5", resolved=False, f2p=OK,
-                                                       p2p=p2p_zero_failed), zero_imports),
-        # Their row requires a test ours does not, and it failed there.
-        Published("acme__calc-6", patch("fix"), report("acme__calc-6", resolved=False, f2p=OK,
-                  p2p={"success": list(P2P), "failure": [EXTRA]}), passing),
-        Published("acme__calc-7", patch("tamper"), report("acme__calc-7", resolved=True, f2p=OK),
-                  passing),
-        Published(BROKEN, patch("fix"), report(BROKEN, resolved=True, f2p=OK), passing),
-        Published("acme__calc-9", patch("fix")),  # no_logs: nothing published
-        Published("acme__other-1", patch("fix"), report("acme__other-1", resolved=True, f2p=OK),
-                  zero_fails),
-    ], results={"resolved": ["acme__calc-1", "acme__calc-2", "acme__calc-3", "acme__calc-7",
-                             BROKEN, "acme__other-1"],
-                "no_generation": [], "no_logs": ["acme__calc-9"]})
-    return world.table(world.submit(folder))
 
 
 def _row(t: Table, iid: str) -> Row:

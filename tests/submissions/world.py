@@ -17,9 +17,20 @@ from evaluator.submissions import PublishedRecord, Table, agreement, write_publi
 from evaluator.swebench import instance_tasks, read_submission
 from evaluator.taskset import TaskSet, load_task_set
 from tests.helpers import GOLD, make_set
-from tests.submissions.published import P2P, Folder, pytest_outputs
+from tests.submissions.published import (
+    EXTRA,
+    F2P,
+    P2P,
+    Folder,
+    Published,
+    as_test_output,
+    pytest_outputs,
+    report,
+)
 
 BROKEN = "acme__calc-8"  # its environment skips a PASS_TO_PASS test the gold patch needs
+FULL = "20250301_agent_model"  # the submission with one instance per cause class
+OK = {"success": [F2P], "failure": []}
 
 
 def patch(marker: str) -> str:
@@ -121,7 +132,45 @@ def make_world(root: Path, n: int = 9) -> World:
     make_set(root / "tasks", "sw", tuple(f"acme__calc-{i}" for i in range(1, n + 1)),
              gold_reps=2)
     ts = load_task_set("sw", root / "tasks")
-    world = World(root, Store(root / "store", remote=None), ts, resolve_lock(ts, Pins()),
-                  ScriptedGrader(root / "repo"))
-    return world
+    lock = resolve_lock(ts, Pins())
+    (root / "lock").mkdir()
+    (root / "lock" / "sw.lock").write_bytes(lock.to_json())
+    (root / "evals").mkdir()
+    (root / "agents").mkdir()
+    return World(root, Store(root / "store", remote=None), ts, lock, ScriptedGrader(root / "repo"))
+
+
+def full_folder(world: World) -> Folder:
+    """A Verified submission with one instance per cause class, one the gate cannot validate,
+    one with no published outcome and one not in the set; real pytest output where published."""
+    theirs = pytest_outputs(world.root / "their-repo", {
+        "pass": {}, "zero-fails": {"fail": ("test_zero",)},
+        "zero-imports": {"needs": ("test_zero",)}})
+    passing, zero_fails, zero_imports = (as_test_output(theirs[k]) for k in (
+        "pass", "zero-fails", "zero-imports"))
+    zero_failed = {"success": [P2P[1]], "failure": [P2P[0]]}
+    return Folder("verified", FULL, "org/model", [
+        Published("acme__calc-1", patch("fix"), report("acme__calc-1", resolved=True, f2p=OK),
+                  passing),
+        Published("acme__calc-2", patch("docs")),  # results.json alone says resolved
+        Published("acme__calc-3", patch("no-report"),
+                  report("acme__calc-3", resolved=True, f2p=OK), passing),
+        # Their report says test_zero failed; their own output shows it passed.
+        Published("acme__calc-4", patch("fix"), report("acme__calc-4", resolved=False, f2p=OK,
+                                                       p2p=zero_failed), passing),
+        # Their run could not import a module test_zero needs.
+        Published("acme__calc-5", patch("fix"), report("acme__calc-5", resolved=False, f2p=OK,
+                                                       p2p=zero_failed), zero_imports),
+        # Their row requires a test ours does not, and it failed there.
+        Published("acme__calc-6", patch("fix"), report("acme__calc-6", resolved=False, f2p=OK,
+                  p2p={"success": list(P2P), "failure": [EXTRA]}), passing),
+        Published("acme__calc-7", patch("tamper"), report("acme__calc-7", resolved=True, f2p=OK),
+                  passing),
+        Published(BROKEN, patch("fix"), report(BROKEN, resolved=True, f2p=OK), passing),
+        Published("acme__calc-9", patch("fix")),  # no_logs: nothing published
+        Published("acme__other-1", patch("fix"), report("acme__other-1", resolved=True, f2p=OK),
+                  zero_fails),
+    ], results={"resolved": ["acme__calc-1", "acme__calc-2", "acme__calc-3", "acme__calc-7",
+                             BROKEN, "acme__other-1"],
+                "no_generation": [], "no_logs": ["acme__calc-9"]})
 
