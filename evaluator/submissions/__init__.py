@@ -28,7 +28,7 @@ from evaluator.submissions._published import (
     published,
     write_published,
 )
-from evaluator.submissions._reading import excerpt, read_with_ours, test_part
+from evaluator.submissions._reading import excerpt, read_with_ours, between_markers
 from evaluator.submissions._table import (
     AGREE,
     DISAGREE,
@@ -74,6 +74,6 @@ __all__ = [
     "require_agreement",
     "table_lines",
     "tables",
-    "test_part",
+    "between_markers",
     "write_published",
 ]

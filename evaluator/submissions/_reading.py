@@ -18,7 +18,7 @@ _HEADER = re.compile(r"^(_{3,}|={3,}|-{3,}) .* (_{3,}|={3,}|-{3,})$")  # pytest'
 _WIDTH = 240
 
 
-def test_part(output: str) -> str:
+def between_markers(output: str) -> str:
     """The part of an eval script's output between SWE-bench's markers (all of it without)."""
     start = output.find(START)
     if start < 0:
@@ -33,7 +33,7 @@ def read_with_ours(output: str, runner: str) -> tuple[dict[str, str] | None, str
     lines): (test id -> status, "") or (None, why it cannot be read)."""
     reader = PytestLogReader() if runner == "junit" else reader_for(runner)
     try:
-        return reader.read(_ANSI.sub("", test_part(output))), ""
+        return reader.read(_ANSI.sub("", between_markers(output))), ""
     except ResultsError as exc:
         return None, str(exc)
 
