@@ -28,7 +28,7 @@ from evaluator.submissions._published import (
     published,
     write_published,
 )
-from evaluator.submissions._reading import excerpt, read_with_ours, between_markers
+from evaluator.submissions._reading import between_markers, excerpt, read_with_ours
 from evaluator.submissions._table import (
     AGREE,
     DISAGREE,

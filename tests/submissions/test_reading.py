@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from evaluator.submissions import excerpt, read_with_ours, between_markers
+from evaluator.submissions import between_markers, excerpt, read_with_ours
 from evaluator.submissions._reading import status_of
 from tests.grading.runners import run_output, write_repo
 from tests.submissions.published import as_test_output, pytest_outputs
