@@ -102,3 +102,14 @@ def test_sympy_totals_cut_before_their_time_are_no_totals() -> None:
 def test_sympy_short_totals_between_rules_are_read() -> None:
     log = "test_a ok\n" + " tests finished: 1 passed, in 0.01 seconds ".center(80, "=") + "\n"
     assert reader_for("sympy").read(log) == {"test_a": "passed"}
+
+
+def test_a_sympy_test_file_that_fails_to_import_is_an_exception_naming_no_test() -> None:
+    log = ("sympy/core/tests/test_a.py[2] \ntest_a ok\ntest_b ok\n[OK]\n"
+           "sympy/core/tests/test_c.py[?]   Failed to import                          [FAIL]\n\n"
+           "________________________________________________________________________________\n"
+           "_______________________ sympy/core/tests/test_c.py _______________________\n"
+           "ImportError: cannot import name 'gone'\n\n"
+           " tests finished: 2 passed, 1 exceptions, in 0.20 seconds ".center(80, "=") + "\n"
+           "DO *NOT* COMMIT!\n")
+    assert reader_for("sympy").read(log) == {"test_a": "passed", "test_b": "passed"}

@@ -12,7 +12,8 @@ Ids are bare function names, as SWE-bench writes them; the same name in two file
 E (error), f (expected to fail), X (expected to fail but passed: passed), s/w/T/K (skipped:
 plain, slow, timeout, interrupted; a skip may be preceded by its reason). A test whose line
 does not end in a status printed output: every line up to a status code alone is that output,
-even one shaped like another test's result.
+even one shaped like another test's result. A test file that fails to import
+(`path.py[?]   Failed to import`) is one of the totals' exceptions and names no test.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from evaluator.grading._logs._protocol import (
 
 _LINE = re.compile(r"^(?P<id>test_\w*) (?:.* )?(?P<st>ok|F|E|f|X|s|w|T|K)$")
 _START = re.compile(r"^(?P<id>test_\w*)(?: .*)?$")
+_IMPORT_FAILED = re.compile(r"^\S+\.py\[\?\]\s+Failed to import")  # the file's tests never ran
 _FILE_END = re.compile(r"\s*\[(?:OK|FAIL)\]$")  # right-aligned after a file's last test
 _CODES = {"ok": PASSED, "F": FAILED, "E": ERROR, "f": XFAILED, "X": PASSED,
           "s": SKIPPED, "w": SKIPPED, "T": SKIPPED, "K": SKIPPED}
@@ -63,6 +65,10 @@ class SympyReader:
                     listed[_CODES[line]] += 1
                     tally.add(pending, _CODES[line])
                     pending = None
+            elif _IMPORT_FAILED.match(line):
+                # Counted among the exceptions; it names no test, so the file's tests are
+                # missing (failed), as the official parser, which reads only test lines, has it.
+                listed[ERROR] += 1
             elif (m := _LINE.match(line)) and (" " not in line or _plain(line)):
                 status = _CODES[m["st"]]
                 listed[status] += 1
