@@ -38,6 +38,7 @@ NEEDS: dict[str, tuple[str, ...]] = {
     "bench_grade": ("base_image",),
     "bench_real_model": ("inference",),
     "bench_seal": ("base_image",),
+    "bench_submission_agreement": ("base_image", "official_harness"),
     "bench_swebench_agreement": ("base_image", "official_harness"),
     "bench_throughput": ("base_image", "daemonless_sandboxes"),
     "bench_viewer": ("chromium",),
