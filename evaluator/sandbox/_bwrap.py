@@ -2,29 +2,37 @@
 sandbox's own folders.
 
 Nothing of a daemonless sandbox runs between its execs: what it keeps is folders on the host (the
-workdir's upper layer, /tmp, the home), and each exec is one process tree that starts and ends:
+workdir's upper layer, /tmp, the home: only the harness's user can enter them) and a user
+namespace the harness made for it (`_keeper`). Each exec is one process tree that starts and
+ends:
 
-1. `unshare --mount` gives the exec a private mount namespace, where the host's `mount` makes the
-   root (a read-only overlay of the image's layer folders) and the workdir (an overlay of the
-   same layers' workdir folders, with the sandbox's upper folder): mounts nobody else sees, gone
-   with the exec. Before that, the exec joins the sandbox's cgroup (`_cgroups`).
-2. `setpriv` makes it the sandbox user's uid (root stays root), and `bwrap` makes new user, PID,
-   network (loopback only), IPC, UTS and cgroup namespaces, binds the root read-only and the
-   writable folders, mounts /proc and a minimal /dev, drops every capability and sets no_new_privs.
-   Its user namespace maps every uid to itself (the harness writes the maps while bwrap waits on
-   `--userns-block-fd`), so the image's files keep their owners as on Docker, and creating more
-   user namespaces inside is switched off (`max_user_namespaces` 0 there).
-3. The command runs as PID 2 of its PID namespace under bwrap's own init as PID 1, which nothing
-   inside can signal; once the command ends, init exits and the kernel kills whatever is left in
-   the namespace (a forgotten `server &`, a `setsid` daemon, a fork bomb's survivors): no process
-   outlives its exec, as the Docker backend's `kill -1` after each exec ensures there.
-   `--die-with-parent` ties the whole tree to the harness: SIGKILL the harness and the kernel
-   kills bwrap and with it the namespace, whoever is left to notice.
+1. PID 1: a keeper the harness starts in a new PID namespace inside the sandbox's user namespace,
+   as a uid of its own (`_keeper.Keeper`). Nothing of the sandbox can signal it, trace it or read
+   its environment; the exec's processes are born in its namespace, and the kernel kills every
+   one of them when it is killed at the exec's end.
+2. `unshare --mount` gives the exec a private mount namespace, where one `mount -a` of the
+   sandbox's fstab mounts a small tmpfs, the view, at a folder every uid may enter, and in it:
+   the root (a read-only overlay of the image's layer folders), the workdir (an overlay of the
+   same layers' workdir folders, with the sandbox's upper folder), the sandbox's /tmp and home,
+   and a 64 MiB /dev/shm. Mounts nobody else sees, gone with the exec. Before that, the exec
+   joins the sandbox's cgroup (`_cgroups`).
+3. `nsenter` enters the sandbox's user namespace as its root, `setpriv` makes the sandbox user
+   the real uid and gid (root stays the effective uid), and `bwrap` (which takes that for its
+   setuid mode: it sets the uid up only once it has done its privileged steps) joins PID 1's
+   namespace, makes new network (loopback only), IPC, UTS and cgroup namespaces, binds the view's
+   folders, mounts /proc (/proc/sys and /proc/sysrq-trigger read-only: uid 0 needs no capability
+   to write the host's sysctls) and a minimal /dev, drops every capability, sets no_new_privs,
+   installs the seccomp filter (`_seccomp`: Docker's default) and runs the command as the
+   sandbox user. `--die-with-parent` ties it to the harness.
+4. Once the command ends, the harness kills PID 1: no process outlives its exec, as the Docker
+   backend's `kill -1` after each exec ensures there.
+
+The harness's own environment reaches none of these processes: each helper starts with `PATH`
+alone, and the command with the image's variables.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import selectors
 import shlex
@@ -37,13 +45,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evaluator.errors import SandboxError
+from evaluator.sandbox import _seccomp
+from evaluator.sandbox._keeper import HOST_ENV, Keeper, keeper_id
 from evaluator.sandbox._stream import Capture, RawExec
-from evaluator.sandbox._userns import identity, overlay_xattrs
+from evaluator.sandbox._userns import overlay_xattrs
 
 _SHM_BYTES = 64 << 20  # Docker's default /dev/shm
 _SETUP_TIMEOUT_S = 60.0
 # mount(2) takes at most a page of options.
 _MAX_OPTIONS = 4000
+# What stays read-only in /proc (as runc keeps it): uid 0 writes the host's sysctls and sysrq
+# with no capability at all.
+_PROC_READ_ONLY = ("sys", "sysrq-trigger", "irq", "bus", "fs")
 
 
 @dataclass(frozen=True)
@@ -59,12 +72,14 @@ class Who:
 class Layout:
     """A sandbox's folders on the host, and how each exec assembles them."""
 
-    scratch: Path  # the sandbox's own folder (see `_daemonless`)
+    scratch: Path  # the sandbox's own folder, the harness's user's alone (see `_daemonless`)
+    view: Path  # an empty folder any uid may enter: each exec's view is mounted there
     layers: Path  # the store's layer folder; lowers are named relative to it
     lowers: tuple[str, ...]  # the root's layers, topmost first (names under `layers`)
     workdir: str
     workdir_lowers: tuple[str, ...] | None  # the workdir's layers; None: a plain folder
     env: tuple[tuple[str, str], ...]  # the image's environment
+    userns: int = -1  # the sandbox's user namespace (`_keeper.user_namespace`), held open
     cgroup_procs: tuple[str, ...] = ()
     rlimits: str = ""  # shell that sets the rlimits each exec runs under
     # The seal's own run: the root writable (into `upper`), the workdir part of it, so a file
@@ -72,22 +87,25 @@ class Layout:
     writable_root: bool = False
     caps: tuple[str, ...] = ()  # capabilities kept (only the seal's own run has any)
     hostname: str = "sandbox"
-    running: dict[int, subprocess.Popen[bytes]] = field(default_factory=dict)
+    running: dict[int, tuple[subprocess.Popen[bytes], Keeper]] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
     stopped: bool = False
-
-    @property
-    def root(self) -> Path:
-        return self.scratch / "root"
-
-    @property
-    def mountpoints(self) -> Path:
-        return self.scratch / "mp"
+    _fstabs: dict[str, Path] = field(default_factory=dict)
 
     def writable(self) -> list[Path]:
         """What the sandbox can write, on the host: what its disk cap counts."""
         return [self.scratch / "upper", self.scratch / "tmp", self.scratch / "home",
                 self.scratch / "plain"]
+
+    def fstab(self, home: str | None) -> Path:
+        """The mounts of an exec's view for a user whose home is bound at `home` (None: none
+        of its own), written once into the sandbox's folder."""
+        key = home or ""
+        if key not in self._fstabs:
+            path = self.scratch / f"fstab-{len(self._fstabs)}"
+            path.write_text(_fstab(self, home))
+            self._fstabs[key] = path
+        return self._fstabs[key]
 
 
 def run(layout: Layout, who: Who, argv: list[str], *, deadline: float, limit: int,
@@ -95,30 +113,38 @@ def run(layout: Layout, who: Who, argv: list[str], *, deadline: float, limit: in
         stdin: Iterable[bytes] | None = None) -> RawExec:
     """Run `argv` in the sandbox until it ends or `deadline` (time.monotonic) passes."""
     started = time.monotonic()
-    block_r, block_w = os.pipe()
-    info_r, info_w = os.pipe()
-    command = _command(layout, who, argv, workdir, env, block=block_r, info=info_w)
     with layout.lock:
         if layout.stopped:
-            for fd in (block_r, block_w, info_r, info_w):
-                os.close(fd)
             raise SandboxError("the sandbox was stopped")
-        try:
-            proc = subprocess.Popen(command, stdin=subprocess.PIPE if stdin is not None
-                                    else subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                    stderr=subprocess.PIPE, pass_fds=(block_r, info_w),
-                                    start_new_session=True)
-        except OSError as e:
-            for fd in (block_r, block_w, info_r, info_w):
-                os.close(fd)
-            raise SandboxError(f"starting an exec of the sandbox ({e}): are util-linux and "
-                               "bubblewrap installed?") from e
-        layout.running[proc.pid] = proc
-    os.close(block_r)
-    os.close(info_w)
+    keeper = Keeper(layout.userns, keeper_id(who.uid), min(deadline, started + _SETUP_TIMEOUT_S))
+    filter_r, filter_w = os.pipe()
+    try:
+        os.write(filter_w, _seccomp.bpf())  # a few KiB: the pipe holds it whole
+        os.close(filter_w)
+        filter_w = -1
+        command = _command(layout, who, argv, workdir, env, pidns=keeper.pidns,
+                           seccomp=filter_r)
+        with layout.lock:
+            if layout.stopped:
+                raise SandboxError("the sandbox was stopped")
+            try:
+                proc = subprocess.Popen(
+                    command, stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=HOST_ENV,
+                    pass_fds=(layout.userns, keeper.pidns, filter_r), start_new_session=True)
+            except OSError as e:
+                raise SandboxError(f"starting an exec of the sandbox ({e}): are util-linux "
+                                   "and bubblewrap installed?") from e
+            layout.running[proc.pid] = (proc, keeper)
+    except BaseException:
+        keeper.stop()
+        raise
+    finally:
+        os.close(filter_r)
+        if filter_w >= 0:
+            os.close(filter_w)
     out, err = Capture(limit), Capture(limit)
     try:
-        _release(proc, info_r, block_w, min(deadline, started + _SETUP_TIMEOUT_S), err)
         overran = not _pump(proc, stdin, out, err, deadline)
         if not overran:  # its output closed; it may still run a while (up to its deadline)
             try:
@@ -128,6 +154,7 @@ def run(layout: Layout, who: Who, argv: list[str], *, deadline: float, limit: in
     finally:
         _kill(proc)
         code = proc.wait()
+        keeper.stop()  # and with it every process the exec left
         for stream in (proc.stdin, proc.stdout, proc.stderr):
             if stream is not None:
                 stream.close()
@@ -143,37 +170,9 @@ def stop(layout: Layout) -> None:
     with layout.lock:
         layout.stopped = True
         running = list(layout.running.values())
-    for proc in running:
+    for proc, keeper in running:
         _kill(proc)
-
-
-def _release(proc: subprocess.Popen[bytes], info_r: int, block_w: int, until: float,
-             err: Capture) -> None:
-    """Read bwrap's child pid, map its user namespace and switch more off, then let it go on."""
-    try:
-        info = _read_all(info_r, until)
-        if not info:
-            return  # it failed before bwrap ran: its stderr says why
-        pid = int(json.loads(info)["child-pid"])
-        # Every id the harness has mapped to itself: files keep their owners, and no id is
-        # shared with the host under another name (all of them as root; in the harness's own
-        # user namespace, its subordinate ids).
-        for name in ("uid_map", "gid_map"):
-            with open(f"/proc/{pid}/{name}", "w") as f:
-                f.write(identity(name))
-        no_more = subprocess.run(
-            ["nsenter", f"--user=/proc/{pid}/ns/user", "--", "/bin/sh", "-c",
-             "echo 0 > /proc/sys/user/max_user_namespaces"], capture_output=True, timeout=30)
-        if no_more.returncode != 0:
-            raise SandboxError("switching user namespaces off in the sandbox: "
-                               + no_more.stderr.decode(errors="replace").strip())
-        os.write(block_w, b"1")
-    except (OSError, ValueError, KeyError, subprocess.TimeoutExpired) as e:
-        _kill(proc)
-        err.feed(f"\n[sandbox setup failed: {e}]\n".encode())
-    finally:
-        os.close(info_r)
-        os.close(block_w)
+        keeper.stop()
 
 
 def _pump(proc: subprocess.Popen[bytes], stdin: Iterable[bytes] | None, out: Capture,
@@ -226,24 +225,6 @@ def _feed(proc: subprocess.Popen[bytes], chunks: Iterable[bytes],
     return thread
 
 
-def _read_all(fd: int, until: float) -> bytes:
-    data = b""
-    while True:
-        remaining = until - time.monotonic()
-        if remaining <= 0:
-            raise TimeoutError("bubblewrap did not start in time")
-        sel = selectors.DefaultSelector()
-        sel.register(fd, selectors.EVENT_READ)
-        ready = sel.select(remaining)
-        sel.close()
-        if not ready:
-            continue
-        chunk = os.read(fd, 4096)
-        if not chunk:
-            return data
-        data += chunk
-
-
 def _kill(proc: subprocess.Popen[bytes]) -> None:
     if proc.poll() is None:
         try:
@@ -252,56 +233,91 @@ def _kill(proc: subprocess.Popen[bytes]) -> None:
             pass
 
 
-def _command(layout: Layout, who: Who, argv: list[str], workdir: str,
-             env: dict[str, str] | None, *, block: int, info: int) -> list[str]:
-    """The host command of one exec: see the module's doc."""
-    q = shlex.quote
-    s = layout.scratch
-    steps = [f"echo $$ > {q(p)}" for p in layout.cgroup_procs]
-    steps.append(f"cd {q(str(layout.layers))}")
+def _fstab(layout: Layout, home: str | None) -> str:
+    """The view's mounts, in the order `mount -a` makes them (`X-mount.mkdir`: each mount
+    point made in the view just mounted)."""
+    s, v = layout.scratch, layout.view
     # In a user namespace, overlayfs reads user.overlay.* (the store's layout there), not trusted.*
     xattrs = overlay_xattrs()[1]
-    root_opts = f"{xattrs}lowerdir={layout.mountpoints}:{':'.join(layout.lowers)}"
+    root_opts = f"{xattrs}lowerdir={s / 'mp'}:{':'.join(layout.lowers)}"
     if layout.writable_root:
         root_opts += f",upperdir={s / 'upper'},workdir={s / 'work'}"
     else:
         root_opts = "ro," + root_opts
-    steps.append(f"mount -t overlay -o {q(root_opts)} overlay {q(str(layout.root))}")
-    binds = ["--bind" if layout.writable_root else "--ro-bind", str(layout.root), "/"]
+    if len(root_opts) > _MAX_OPTIONS:
+        raise SandboxError(f"the image has too many layers ({len(layout.lowers)}) for one "
+                           "overlay mount; squash it")
+    rows = [("evaluator-view", v, "tmpfs", "mode=755,size=64k,nosuid,nodev"),
+            ("overlay", v / "root", "overlay", f"{root_opts},X-mount.mkdir")]
     if layout.writable_root:
         pass  # the workdir is the root's own
     elif layout.workdir_lowers is not None:
         opts = (f"{xattrs}lowerdir={':'.join(layout.workdir_lowers)},upperdir={s / 'upper'},"
                 f"workdir={s / 'work'}")
-        steps.append(f"mount -t overlay -o {q(opts)} overlay {q(str(s / 'wd'))}")
-        binds += ["--bind", str(s / "wd"), layout.workdir]
+        rows.append(("overlay", v / "wd", "overlay", f"{opts},X-mount.mkdir"))
     else:
-        binds += ["--bind", str(s / "plain"), layout.workdir]
-    binds += ["--bind", str(s / "tmp"), "/tmp"]
+        rows.append((str(s / "plain"), v / "wd", "none", "bind,X-mount.mkdir"))
+    rows.append((str(s / "tmp"), v / "tmp", "none", "bind,X-mount.mkdir"))
+    if home is not None:
+        rows.append((str(s / "home"), v / "home", "none", "bind,X-mount.mkdir"))
+    rows.append(("evaluator-shm", v / "shm", "tmpfs",
+                 f"mode=1777,size={_SHM_BYTES},nosuid,nodev,X-mount.mkdir"))
+    return "".join(" ".join(_escape(str(f)) for f in (*row, "0", "0")) + "\n" for row in rows)
+
+
+def _escape(field: str) -> str:
+    """An fstab field: whitespace and backslashes as octal escapes."""
+    return "".join(f"\\{ord(c):03o}" if c in " \t\n\\" else c for c in field)
+
+
+def _home(layout: Layout, who: Who) -> str | None:
+    """Where the sandbox's home folder is bound for `who` (None: its home is the workdir, /tmp
+    or /, or below them)."""
     if who.home and who.home not in ("/", layout.workdir, "/tmp") and not who.home.startswith(
             (layout.workdir.rstrip("/") + "/", "/tmp/")):
-        binds += ["--bind", str(s / "home"), who.home]
+        return who.home
+    return None
+
+
+def _command(layout: Layout, who: Who, argv: list[str], workdir: str,
+             env: dict[str, str] | None, *, pidns: int, seccomp: int) -> list[str]:
+    """The host command of one exec: see the module's doc."""
+    q = shlex.quote
+    v = layout.view
+    home = _home(layout, who)
+    steps = [f"echo $$ > {q(p)}" for p in layout.cgroup_procs]
+    # Relative lower folders (short options) are the store's layer folders.
+    steps.append(f"cd {q(str(layout.layers))}")
+    steps.append(f"mount --fstab {q(str(layout.fstab(home)))} -a")
+    binds = ["--bind" if layout.writable_root else "--ro-bind", str(v / "root"), "/"]
+    if not layout.writable_root:
+        binds += ["--bind", str(v / "wd"), layout.workdir]
+    binds += ["--bind", str(v / "tmp"), "/tmp"]
+    if home is not None:
+        binds += ["--bind", str(v / "home"), home]
+    proc = ["--proc", "/proc"]
+    for name in _PROC_READ_ONLY:  # the host's own proc files: the same sysctls, read-only
+        proc += ["--ro-bind-try", f"/proc/{name}", f"/proc/{name}"]
     variables = dict(layout.env)
     variables.update({"HOSTNAME": layout.hostname, "HOME": who.home or "/"})
     variables.update(env or {})
-    setenv = [a for k, v in variables.items() for a in ("--setenv", k, v)]
+    setenv = [a for k, val in variables.items() for a in ("--setenv", k, val)]
     caps = [a for c in layout.caps for a in ("--cap-add", c)]
-    bwrap = ["bwrap", "--die-with-parent", "--unshare-all", "--unshare-user",
-             "--userns-block-fd", str(block), "--info-fd", str(info),
-             "--hostname", layout.hostname, *binds, "--proc", "/proc", "--dev", "/dev",
-             "--perms", "1777", "--size", str(_SHM_BYTES), "--tmpfs", "/dev/shm",
-             "--remount-ro", "/dev", "--chdir", workdir,
-             "--clearenv", *setenv, "--cap-drop", "ALL", *caps, "--",
+    bwrap = ["bwrap", "--die-with-parent", "--pidns", str(pidns), "--unshare-ipc",
+             "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
+             "--hostname", layout.hostname, *binds, *proc, "--dev", "/dev",
+             "--bind", str(v / "shm"), "/dev/shm", "--remount-ro", "/dev", "--chdir", workdir,
+             "--clearenv", *setenv, "--cap-drop", "ALL", *caps, "--seccomp", str(seccomp), "--",
              "/bin/sh", "-c", layout.rlimits + 'exec "$@"', "sh", *argv]
-    if who.uid != 0 or who.gid != 0:
-        bwrap = ["setpriv", f"--reuid={who.uid}", f"--regid={who.gid}", "--clear-groups",
-                 "--", *bwrap]
-    steps.append("exec " + " ".join(q(a) for a in bwrap))
-    script = " && ".join(steps)
-    if len(root_opts) > _MAX_OPTIONS:
-        raise SandboxError(f"the image has too many layers ({len(layout.lowers)}) for one "
-                           "overlay mount; squash it")
-    return ["unshare", "--mount", "--propagation", "private", "--", "/bin/sh", "-c", script]
+    # Root of the sandbox's namespace, then its user as the real ids: bwrap's setuid mode, which
+    # does its privileged steps as root there and runs the command as that user.
+    ids = ([f"--regid={who.gid}"] if who.uid == 0 else
+           [f"--ruid={who.uid}", "--euid=0", f"--regid={who.gid}"])
+    enter = ["nsenter", f"--user=/proc/self/fd/{layout.userns}", "--",
+             "setpriv", *ids, "--clear-groups", "--"]
+    steps.append("exec " + " ".join(q(a) for a in (*enter, *bwrap)))
+    return ["unshare", "--mount", "--propagation", "private", "--", "/bin/sh", "-c",
+            " && ".join(steps)]
 
 
 def ensure(paths: Iterable[Path], *, uid: int, gid: int, mode: int) -> None:
@@ -309,4 +325,3 @@ def ensure(paths: Iterable[Path], *, uid: int, gid: int, mode: int) -> None:
         path.mkdir(parents=True, exist_ok=True)
         os.chown(path, uid, gid)
         os.chmod(path, mode)
-

@@ -21,6 +21,7 @@ harness died is removed by the next run's leftover cleanup (nothing of it still 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
@@ -53,6 +54,7 @@ from evaluator.sandbox import _cgroups as cg
 from evaluator.sandbox import _registry, _userns
 from evaluator.sandbox._accounts import account_of
 from evaluator.sandbox._docker import DockerSandbox
+from evaluator.sandbox._keeper import user_namespace
 from evaluator.sandbox._leftovers import _abandoned, managed_labels
 from evaluator.sandbox._oci import ImageStore, StoredImage
 from evaluator.sandbox._overlay import holding, used_bytes
@@ -63,6 +65,10 @@ from evaluator.settings import settings
 
 _TOOLS = ("bwrap", "unshare", "setpriv", "nsenter", "mount", "tar")
 _LABEL_MARGIN_S = 60
+_SETUP_TIMEOUT_S = 60.0
+# Where each exec's view is mounted (`_bwrap`): a folder the sandbox user can reach whatever the
+# store's folders' modes (bubblewrap sets its mounts up as that user).
+_VIEWS = Path("/tmp")
 _HOSTS = (b"127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n"
           b"fe00::0\tip6-localnet\nff00::0\tip6-mcastprefix\nff02::1\tip6-allnodes\n"
           b"ff02::2\tip6-allrouters\n")
@@ -145,6 +151,8 @@ class DaemonlessSandboxes:
             if not _abandoned(labels):
                 continue
             cg.remove(cg.leftovers(self.hierarchy).get(scratch.name, ()))
+            with contextlib.suppress(OSError, ValueError):  # before its folder: none is lost
+                _rmdir(Path((scratch / "view").read_text()))
             shutil.rmtree(scratch, ignore_errors=True)
             removed += 1
         for name, cgroups in cg.leftovers(self.hierarchy).items():
@@ -162,30 +170,40 @@ class DaemonlessSandboxes:
         workdir_layers = _workdir_layers(stack, mounted, stored.id)
         account = account_of(passwd, group, user, stored.id, bool(workdir_layers))
         sid = f"evaluator-{secrets.token_hex(8)}"
+        # The sandbox's folder (with what it wrote: a grade's hidden tests too) is the harness's
+        # user's alone, even once its harness is dead; each exec reaches it through its view.
         scratch = self._dir() / sid
-        scratch.mkdir(mode=0o711)
+        scratch.mkdir(mode=0o700)
         labels = managed_labels(purpose, limits.sandbox_timeout_s + _LABEL_MARGIN_S)
         (scratch / "labels.json").write_text(json.dumps(labels))
+        view = _VIEWS / f"{sid}-view"
         cgroup: cg.Cgroup | None = None
+        userns = -1
         try:
+            view.mkdir(mode=0o755)  # /tmp is sticky: nobody else removes or replaces it
+            (scratch / "view").write_text(str(view))
             home = account.home or "/"
             _folders(scratch, stack, [] if seal else workdir_layers, account.uid, account.gid,
                      [mounted, home, "/tmp", "/proc", "/dev", *([SCRATCH] if seal else [])])
             if self.hierarchy.kind != "rlimits":
                 cgroup = cg.Cgroup(self.hierarchy, sid, limits)
+            userns = user_namespace(time.monotonic() + _SETUP_TIMEOUT_S)
             rel = mounted.strip("/")
             layout = bw.Layout(
-                scratch=scratch, layers=self.store.root / "layers",
+                scratch=scratch, view=view, layers=self.store.root / "layers",
                 lowers=tuple(layer.name for layer in stack), workdir=mounted,
                 workdir_lowers=tuple(f"{layer.name}/{rel}" for layer in workdir_layers)
                 if workdir_layers else None,
-                env=_env(stored), cgroup_procs=cgroup.procs if cgroup else (),
+                env=_env(stored), userns=userns, cgroup_procs=cgroup.procs if cgroup else (),
                 rlimits=cg.rlimit_shell(limits, self.hierarchy.kind == "rlimits"),
                 writable_root=seal, caps=_SEAL_CAPS if seal else ())
         except BaseException:
             if cgroup is not None:
                 cgroup.remove()
+            if userns >= 0:
+                os.close(userns)
             shutil.rmtree(scratch, ignore_errors=True)
+            _rmdir(view)
             raise
         sandbox = DaemonlessSandbox(
             _Handle(sid, layout, cgroup), layout, (passwd, group, stored.id), limits,
@@ -253,8 +271,11 @@ class DaemonlessSandboxes:
         self.cleanup_leftovers()
 
     def _dir(self) -> Path:
+        """The sandboxes' own folders: the harness's user's alone."""
         path = self.root / "sandboxes"
         path.mkdir(parents=True, exist_ok=True)
+        if stat.S_IMODE(path.stat().st_mode) != 0o700:
+            os.chmod(path, 0o700)  # a store made before the folders were closed to others
         return path
 
 
@@ -308,12 +329,18 @@ class _Handle:
             self._cgroup.kill()
 
     def remove(self, force: bool = True) -> None:
-        """Kill what runs and remove the folders and cgroup (on the removal thread)."""
+        """Kill what runs and remove the folders, cgroup and user namespace (on the removal
+        thread)."""
         self.kill()
+        layout = self._layout
+        if layout.userns >= 0:
+            fd, layout.userns = layout.userns, -1
+            os.close(fd)
         try:
             if self._cgroup is not None:
                 self._cgroup.remove()
-            shutil.rmtree(self._layout.scratch)
+            _rmdir(layout.view)
+            shutil.rmtree(layout.scratch)
         except OSError as e:
             say(f"evaluator: could not remove sandbox {self.id} (the next run's leftover "
                 f"cleanup will): {e}", err=True)
@@ -440,6 +467,11 @@ def _env(stored: StoredImage) -> tuple[tuple[str, str], ...]:
     if not any(k == "PATH" for k, _ in pairs):
         pairs.insert(0, ("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"))
     return tuple((k, v) for k, v in pairs)
+
+
+def _rmdir(folder: Path) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        folder.rmdir()
 
 
 def _check_workdir(workdir: str) -> None:

@@ -10,6 +10,7 @@ the sandbox's deadline, whichever comes first.
 
 from __future__ import annotations
 
+import json
 import secrets
 import tempfile
 import threading
@@ -25,7 +26,7 @@ import requests
 from evaluator.errors import BadInputError, SandboxError
 from evaluator.images import TASK_USER, TASK_WORKDIR, sealed_image
 from evaluator.sandbox import _overlay as overlay
-from evaluator.sandbox import _registry
+from evaluator.sandbox import _registry, _seccomp
 from evaluator.sandbox._accounts import Account, resolve_account
 from evaluator.sandbox._client import docker_client, sandbox_error
 from evaluator.sandbox._disk import DiskMode, disk_mode, layer_size
@@ -129,7 +130,7 @@ class DockerSandboxes:
                 hostname="sandbox",
                 network_mode="none",
                 cap_drop=["ALL"],
-                security_opt=["no-new-privileges"],
+                security_opt=["no-new-privileges", self._seccomp()],
                 tmpfs=tmpfs,
                 mounts=_mounts(workdir_overlay, workdir) + mounts,
                 labels=labels,
@@ -199,6 +200,11 @@ class DockerSandboxes:
     def _prelude(self, mode: DiskMode, limits: SandboxLimits) -> str:
         """Shell each exec runs first, for what the container itself does not set."""
         return ""
+
+    def _seccomp(self) -> str:
+        """The system calls the container may make (`_seccomp`): the engine's default would
+        depend on its version (Docker 20.10 allowed io_uring, which 25 refuses)."""
+        return f"seccomp={json.dumps(_seccomp.profile(), separators=(',', ':'))}"
 
     def _unset(self, image_id: str) -> tuple[str, ...]:
         """Variables the engine adds to every container and each exec removes."""

@@ -47,6 +47,7 @@ import requests
 
 from evaluator.errors import BadInputError, InfraError, SandboxError
 from evaluator.images import TASK_USER, TASK_WORKDIR
+from evaluator.sandbox import _seccomp
 from evaluator.sandbox._accounts import Account
 from evaluator.sandbox._cgroups import rlimit_shell
 from evaluator.sandbox._client import docker_client
@@ -234,6 +235,11 @@ class PodmanSandboxes(DockerSandboxes):
             return f"ulimit -f {(limits.disk_mb << 20) // 512} || exit 125; "
         return ""
 
+    def _seccomp(self) -> str:
+        """The policy as a file (podman reads `seccomp=` as a path, never as the profile
+        itself), where the service can read it: its own user's, or one every user may read."""
+        return f"seccomp={_seccomp.profile_file(_seccomp.profile_folder())}"
+
     def _unset(self, image_id: str) -> tuple[str, ...]:
         """The variables podman adds that the image does not set (`container=podman`,
         `TERM=xterm`): commands see what they would see on Docker."""
@@ -253,6 +259,9 @@ class PodmanSandboxes(DockerSandboxes):
             why = ("the service sets open files and processes to more than this host lets root "
                    "set (no CAP_SYS_RESOURCE): give its containers.conf default_ulimits within "
                    "the host's limits (.ci/podman-up does)")
+        elif "seccomp profile" in text:
+            why = ("podman's service reads the sandboxes' seccomp profile by its path: run it "
+                   "on this machine, as a user who can read that file")
         elif "hybrid mode" in text:
             why = ("crun cannot run containers on this host's hybrid cgroups: run the service "
                    "with runc (containers.conf [engine] runtime = \"runc\"; .ci/podman-up does)")
