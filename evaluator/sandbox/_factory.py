@@ -158,7 +158,7 @@ class DockerSandboxes:
         try:
             _start(sandbox, container, workdir, copy=copy_up and account.has_workdir,
                    error=self._create_error,
-                   on_start=lambda: self._started(container, account, workdir, copy_up))
+                   on_start=lambda: self._started(container, account, workdir, copy_up, limits))
         except BaseException:
             sandbox.close()
             raise
@@ -183,7 +183,7 @@ class DockerSandboxes:
         """Refuse (and remove) a created container that cannot hold the sandbox's limits."""
 
     def _started(self, container: docker.models.containers.Container, account: Account,
-                 workdir: str, copy_up: bool) -> None:
+                 workdir: str, copy_up: bool, limits: SandboxLimits) -> None:
         """What the harness does in a started container before anything else runs there."""
 
     def _writable(self, limits: SandboxLimits, account: Account, workdir: str, copy_up: bool,

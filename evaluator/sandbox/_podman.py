@@ -47,7 +47,7 @@ import requests
 
 from evaluator.errors import BadInputError, InfraError, SandboxError
 from evaluator.images import TASK_USER, TASK_WORKDIR
-from evaluator.sandbox import _seccomp
+from evaluator.sandbox import _memory, _seccomp
 from evaluator.sandbox._accounts import Account
 from evaluator.sandbox._cgroups import rlimit_shell
 from evaluator.sandbox._client import docker_client
@@ -142,7 +142,9 @@ class PodmanSandboxes(DockerSandboxes):
 
     def _limit_options(self, limits: SandboxLimits) -> dict[str, Any]:
         if self._check_host().rlimits:
-            return {}  # no cgroup would apply them: each exec sets rlimits (`_prelude`)
+            # No cgroup would apply them: each exec sets rlimits (`_prelude`), the tmpfs
+            # mounts share memory_mb and the harness counts the rest (`_memory`).
+            return {"shm_size": f"{_memory.shm_size(limits.memory_mb)}m"}
         return super()._limit_options(limits)
 
     def _check_created(self, container: docker.models.containers.Container) -> None:
@@ -170,13 +172,16 @@ class PodmanSandboxes(DockerSandboxes):
             "cgroup v2 delegates the cpu, memory and pids controllers to its user")
 
     def _started(self, container: docker.models.containers.Container, account: Account,
-                 workdir: str, copy_up: bool) -> None:
+                 workdir: str, copy_up: bool, limits: SandboxLimits) -> None:
         """Rootless: the sandbox user's own tmpfs mounts, mounted in the container's user
         namespace (whose ids podman picks as it creates it), are given to that user here, by a
-        privileged exec of the harness before any command of the sandbox runs."""
+        privileged exec of the harness before any command of the sandbox runs. Under rlimits,
+        the harness counts the sandbox's memory from now on (`_memory`)."""
         if not self._check_host().rootless:
             return
         owned = _owned(account, workdir, copy_up)
+        if self._check_host().rlimits:
+            self._watch_memory(container, ["/tmp", *owned, "/dev/shm"], limits)
         if not owned:
             return
         try:
@@ -188,10 +193,26 @@ class PodmanSandboxes(DockerSandboxes):
             raise SandboxError(f"giving {', '.join(owned)} to the sandbox user failed (exit "
                                f"{done.exit_code}): {done.output.decode(errors='replace')[-500:]}")
 
+    def _watch_memory(self, container: docker.models.containers.Container, tmpfs: list[str],
+                      limits: SandboxLimits) -> None:
+        try:
+            container.reload()
+            init = int((container.attrs.get("State") or {}).get("Pid") or 0)
+            if init <= 0:
+                raise SandboxError("podman gives no PID for the sandbox's PID 1")
+            _memory.MemoryWatch(container.short_id, init, tmpfs, limits.memory_mb << 20)
+        except (*_ERRORS, OSError) as e:
+            raise self._create_error("watching the sandbox's memory (its PID 1 must be "
+                                     "visible to the harness)", e) from e
+
     def _writable(self, limits: SandboxLimits, account: Account, workdir: str, copy_up: bool,
                   labels: dict[str, str], volumes: list[str]) -> tuple[dict[str, str],
                                                                       list[docker.types.Mount]]:
-        base = f"rw,exec,nosuid,nodev,size={limits.disk_mb}m"
+        size = limits.disk_mb
+        if self._check_host().rlimits:  # together no more than memory_mb (`_memory`)
+            size = _memory.tmpfs_size(limits.memory_mb, limits.disk_mb,
+                                      1 + len(_owned(account, workdir, copy_up)))
+        base = f"rw,exec,nosuid,nodev,size={size}m"
         tmpfs = {"/tmp": f"{base},mode=1777,notmpcopyup"}
         if self._check_host().rootless:  # chowned at start (`_started`): no volumes
             tmpfs.update({t: f"{base},mode=755,notmpcopyup"
