@@ -11,7 +11,7 @@ from typing import Any
 
 import docker.errors
 
-from evaluator.sandbox import _cgroups as cg
+from evaluator.sandbox.daemonless import _cgroups as cg
 
 
 def running(sandboxes: Any, sid: str) -> bool:

@@ -18,6 +18,7 @@ alone (N processes hold N times the cap) and tmpfs pages count nowhere. So there
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import signal
 import threading
@@ -25,9 +26,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evaluator.console import say
-from evaluator.sandbox._disk import WATCH_INTERVAL_S
+from evaluator.sandbox._exec import WATCH_INTERVAL_S
 
 _SHM_MB = 64  # Docker's and podman's default /dev/shm
+_said: set[str] = set()
+_said_lock = threading.Lock()
 
 
 def shm_size(memory_mb: int) -> int:
@@ -49,22 +52,29 @@ class Held:
     largest: int | None
 
 
-def held(pidns: int, tmpfs: list[str], skip: int = 0) -> Held:
-    """The memory of the processes in the PID namespace of inode `pidns` (but `skip`) and of the
-    tmpfs mounts at the host paths `tmpfs`."""
+def held(members: list[int], tmpfs: list[str]) -> Held:
+    """The memory of the processes `members` (host pids of one sandbox's PID namespace; its
+    PID 1 is never the one to kill) and of its tmpfs mounts, `tmpfs` (paths inside it)."""
     total, largest, most = 0, None, -1
-    for pid in _members(pidns):
-        if pid == skip:
-            continue
+    for pid in members:
         anon = _anonymous(pid)
         total += anon
-        if anon > most:
+        if anon > most and not _first(pid):
             largest, most = pid, anon
     for path in tmpfs:
         with contextlib.suppress(OSError):
-            st = os.statvfs(path)
+            st = os.statvfs(f"/proc/{members[0]}/root{path}")
             total += (st.f_blocks - st.f_bfree) * st.f_frsize
     return Held(total, largest)
+
+
+def _first(pid: int) -> bool:
+    """Whether `pid` is PID 1 of its own namespace (the last of its NSpid)."""
+    with contextlib.suppress(OSError):
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("NSpid:"):
+                return line.split()[-1] == "1"
+    return False
 
 
 def _members(pidns: int) -> list[int]:
@@ -92,13 +102,16 @@ def _anonymous(pid: int) -> int:
 
 
 class MemoryWatch:
-    """Kill the largest process of a sandbox while it holds more than `cap` bytes (see the
-    module's doc); it ends by itself once the sandbox's PID 1 (`init`, a host pid) is gone."""
+    """Kill the largest process of the sandbox whose PID namespace has inode `pidns` while it
+    holds more than `cap` bytes (see the module's doc). `tmpfs`: its tmpfs mounts, as paths
+    inside it. It ends by itself once no process of that namespace is left; OSError when this
+    harness sees none of them to begin with (a harness in a PID namespace of its own)."""
 
-    def __init__(self, name: str, init: int, tmpfs: list[str], cap: int) -> None:
-        self._name, self._init, self._cap = name, init, cap
-        self._tmpfs = [f"/proc/{init}/root{t}" for t in tmpfs]
-        self._pidns = os.stat(f"/proc/{init}/ns/pid").st_ino
+    def __init__(self, name: str, pidns: int, tmpfs: list[str], cap: int) -> None:
+        self._name, self._pidns, self._cap, self._tmpfs = name, pidns, cap, tmpfs
+        if not _members(pidns):
+            raise OSError(errno.ESRCH, "no process of its PID namespace is visible here",
+                          f"pid:[{pidns}]")
         self._stop = threading.Event()
         threading.Thread(target=self._run, name="sandbox-memory", daemon=True).start()
 
@@ -107,14 +120,21 @@ class MemoryWatch:
 
     def _run(self) -> None:
         while not self._stop.wait(WATCH_INTERVAL_S):
-            try:
-                if os.stat(f"/proc/{self._init}/ns/pid").st_ino != self._pidns:
-                    return  # its PID 1 is gone (and the pid maybe someone else's)
-            except OSError:
-                return
-            now = held(self._pidns, self._tmpfs, skip=self._init)
+            members = _members(self._pidns)
+            if not members:
+                return  # the sandbox is gone
+            now = held(members, self._tmpfs)
             if now.total > self._cap and now.largest is not None:
                 with contextlib.suppress(OSError):
                     os.kill(now.largest, signal.SIGKILL)
                 say(f"evaluator: sandbox {self._name} held {now.total >> 20} MiB, past its "
                     f"memory_mb of {self._cap >> 20}: killed its largest process", err=True)
+
+
+def say_once(key: str, line: str) -> None:
+    """Say `line` on stderr, once per `key` in this process."""
+    with _said_lock:
+        if key in _said:
+            return
+        _said.add(key)
+    say(line, err=True)

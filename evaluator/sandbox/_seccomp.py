@@ -35,7 +35,6 @@ import threading
 from pathlib import Path
 
 from evaluator.errors import InfraError
-from evaluator.sandbox import _userns
 
 # What Docker's default allows every container, by area (names a kernel or arch lacks are
 # skipped when the filter is built).
@@ -307,7 +306,7 @@ def profile() -> dict[str, object]:
 def profile_folder() -> Path:
     """Where `profile_file` goes: beside the harness's other state (/var/lib/evaluator as the
     host's root, the user's cache otherwise)."""
-    if os.geteuid() == 0 and _userns.initial():
+    if os.geteuid() == 0 and _host_root():
         return Path("/var/lib/evaluator/seccomp")
     cache = os.environ.get("XDG_CACHE_HOME", "").strip() or str(Path.home() / ".cache")
     return Path(cache) / "evaluator" / "seccomp"
@@ -330,3 +329,11 @@ def profile_file(folder: Path) -> Path:
     os.chmod(tmp, 0o644)
     os.replace(tmp, path)
     return path
+
+
+def _host_root() -> bool:
+    """Root of the host's own user namespace, not of one the harness made."""
+    try:
+        return Path("/proc/self/uid_map").read_text().split() == ["0", "0", "4294967295"]
+    except OSError:
+        return True

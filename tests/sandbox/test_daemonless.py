@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from evaluator.sandbox import DaemonlessSandboxes, SandboxLimits, open_backend
-from evaluator.sandbox._leftovers import owner_label
+from evaluator.sandbox._labels import owner_label
 from tests.daemonless import DockerFed, as_nobody, bring
 
 pytestmark = pytest.mark.docker

@@ -46,9 +46,9 @@ from pathlib import Path
 
 from evaluator.errors import SandboxError
 from evaluator.sandbox import _seccomp
-from evaluator.sandbox._keeper import HOST_ENV, Keeper, keeper_id
 from evaluator.sandbox._stream import Capture, RawExec
-from evaluator.sandbox._userns import overlay_xattrs
+from evaluator.sandbox.daemonless._keeper import HOST_ENV, Keeper, keeper_id
+from evaluator.sandbox.daemonless._userns import overlay_xattrs
 
 _SHM_BYTES = 64 << 20  # Docker's default /dev/shm
 _SETUP_TIMEOUT_S = 60.0
@@ -72,7 +72,7 @@ class Who:
 class Layout:
     """A sandbox's folders on the host, and how each exec assembles them."""
 
-    scratch: Path  # the sandbox's own folder, the harness's user's alone (see `_daemonless`)
+    scratch: Path  # the sandbox's own folder, the harness's user's alone (see `_sandboxes`)
     view: Path  # an empty folder any uid may enter: each exec's view is mounted there
     layers: Path  # the store's layer folder; lowers are named relative to it
     lowers: tuple[str, ...]  # the root's layers, topmost first (names under `layers`)

@@ -1,5 +1,5 @@
 """What a podman service is: where it listens, rootful or rootless, and so whether a cgroup or
-rlimits hold a sandbox's limits there (see `_podman` and docs/podman.md)."""
+rlimits hold a sandbox's limits there (see `_engine` and docs/podman.md)."""
 
 from __future__ import annotations
 

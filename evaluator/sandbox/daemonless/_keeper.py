@@ -25,7 +25,7 @@ import subprocess
 import time
 
 from evaluator.errors import SandboxError
-from evaluator.sandbox._userns import identity
+from evaluator.sandbox.daemonless._userns import identity
 
 # What the harness's helpers run with: nothing of the harness's own environment (its API keys).
 HOST_ENV = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
