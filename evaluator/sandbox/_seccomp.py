@@ -150,10 +150,15 @@ class _ArgCmp(ctypes.Structure):
                 ("datum_b", ctypes.c_uint64)]
 
 
+def _arch() -> str:
+    name = platform.machine().lower()
+    return {"amd64": "x86_64", "arm64": "aarch64"}.get(name, name)
+
+
 def machine() -> str:
-    """This host's architecture as the policy names it; InfraError where it has none."""
-    found = {"amd64": "x86_64", "arm64": "aarch64"}.get(platform.machine().lower(),
-                                                        platform.machine().lower())
+    """This host's architecture as the policy names it; InfraError where it has no table (the
+    BPF needs one: the compat ABIs and the calls newer than libseccomp knows)."""
+    found = _arch()
     if found not in _ARCHES:
         raise InfraError(f"no seccomp policy for this host's architecture {found!r} (the "
                          f"sandboxes know {', '.join(_ARCHES)})")
@@ -283,16 +288,18 @@ def _check(code: int, what: str) -> None:
 
 
 def profile() -> dict[str, object]:
-    """The policy as a Docker/OCI seccomp profile (what podman's `seccomp=PATH` reads)."""
-    arch = machine()
-    main, subs = _SCMP_ARCH[arch]
+    """The policy as a Docker/OCI seccomp profile (what Docker takes inline and podman's
+    `seccomp=PATH` reads); on an arch the policy has no table for, for the native ABI alone."""
+    arch = _arch()
     allow = lambda names, **more: {"names": list(names), "action": "SCMP_ACT_ALLOW", **more}  # noqa: E731
+    arches = ([{"architecture": _SCMP_ARCH[arch][0], "subArchitectures": _SCMP_ARCH[arch][1]}]
+              if arch in _SCMP_ARCH else [])
     return {
         "defaultAction": "SCMP_ACT_ERRNO",
         "defaultErrnoRet": errno.EPERM,
-        "archMap": [{"architecture": main, "subArchitectures": subs}],
+        "archMap": arches,
         "syscalls": [
-            allow([*ALLOWED, *_ARCH_SPECIFIC[arch]]),
+            allow([*ALLOWED, *_ARCH_SPECIFIC.get(arch, ())]),
             *(allow(["personality"], args=[{"index": 0, "value": v, "op": "SCMP_CMP_EQ"}])
               for v in PERSONALITIES),
             allow(["clone"], args=[{"index": 0, "value": CLONE_NAMESPACES,
@@ -316,14 +323,15 @@ def profile_file(folder: Path) -> Path:
     """The profile written once into `folder` under its own digest, readable by every user (a
     rootless podman service runs as another user and reads it by path)."""
     data = json.dumps(profile(), indent=1, sort_keys=True).encode()
-    path = folder / f"seccomp-{hashlib.sha256(data).hexdigest()[:16]}.json"
+    path = folder / f"evaluator-seccomp-{hashlib.sha256(data).hexdigest()[:16]}.json"
     try:
         if path.read_bytes() == data:
             return path
     except OSError:
         pass
-    folder.mkdir(parents=True, exist_ok=True)
-    os.chmod(folder, 0o755)
+    if not folder.is_dir():
+        folder.mkdir(parents=True)
+        os.chmod(folder, 0o755)
     tmp = path.with_name(f".{path.name}.{os.getpid()}")
     tmp.write_bytes(data)
     os.chmod(tmp, 0o644)

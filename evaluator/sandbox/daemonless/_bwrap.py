@@ -46,6 +46,7 @@ from pathlib import Path
 
 from evaluator.errors import SandboxError
 from evaluator.sandbox import _seccomp
+from evaluator.sandbox._memory import MemoryWatch
 from evaluator.sandbox._stream import Capture, RawExec
 from evaluator.sandbox.daemonless._keeper import HOST_ENV, Keeper, keeper_id
 from evaluator.sandbox.daemonless._userns import overlay_xattrs
@@ -82,6 +83,7 @@ class Layout:
     userns: int = -1  # the sandbox's user namespace (`_keeper.user_namespace`), held open
     cgroup_procs: tuple[str, ...] = ()
     rlimits: str = ""  # shell that sets the rlimits each exec runs under
+    memory_cap: int = 0  # bytes the harness counts each exec's processes against (rlimits)
     # The seal's own run: the root writable (into `upper`), the workdir part of it, so a file
     # made in the workdir's repository moves to the seal's folder (one file system).
     writable_root: bool = False
@@ -117,6 +119,14 @@ def run(layout: Layout, who: Who, argv: list[str], *, deadline: float, limit: in
         if layout.stopped:
             raise SandboxError("the sandbox was stopped")
     keeper = Keeper(layout.userns, keeper_id(who.uid), min(deadline, started + _SETUP_TIMEOUT_S))
+    watch = None
+    if layout.memory_cap:  # no cgroup: the harness counts the exec's processes (`_memory`)
+        try:
+            watch = MemoryWatch(layout.scratch.name, os.fstat(keeper.pidns).st_ino, [],
+                                layout.memory_cap)
+        except BaseException:
+            keeper.stop()
+            raise
     filter_r, filter_w = os.pipe()
     try:
         os.write(filter_w, _seccomp.bpf())  # a few KiB: the pipe holds it whole
@@ -138,6 +148,8 @@ def run(layout: Layout, who: Who, argv: list[str], *, deadline: float, limit: in
             layout.running[proc.pid] = (proc, keeper)
     except BaseException:
         keeper.stop()
+        if watch is not None:
+            watch.stop()
         raise
     finally:
         os.close(filter_r)
@@ -155,6 +167,8 @@ def run(layout: Layout, who: Who, argv: list[str], *, deadline: float, limit: in
         _kill(proc)
         code = proc.wait()
         keeper.stop()  # and with it every process the exec left
+        if watch is not None:
+            watch.stop()
         for stream in (proc.stdin, proc.stdout, proc.stderr):
             if stream is not None:
                 stream.close()

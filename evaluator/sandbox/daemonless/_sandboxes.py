@@ -195,6 +195,7 @@ class DaemonlessSandboxes:
                 if workdir_layers else None,
                 env=files.env_of(stored), userns=userns, cgroup_procs=cgroup.procs if cgroup else (),
                 rlimits=rlimit_shell(limits, self.hierarchy.kind == "rlimits"),
+                memory_cap=limits.memory_mb << 20 if self.hierarchy.kind == "rlimits" else 0,
                 writable_root=seal, caps=_SEAL_CAPS if seal else ())
         except BaseException:
             if cgroup is not None:

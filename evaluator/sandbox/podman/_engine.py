@@ -40,6 +40,7 @@ import os
 import resource
 import secrets
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import docker
@@ -146,8 +147,8 @@ class PodmanEngine:
         options = self._docker_of_client().create_options(mode, image_size, limits)
         options.pop("ulimits", None)  # set by each exec instead: see the module's doc
         # podman reads `seccomp=` as a path, never as the profile itself: a file the service
-        # can read (its own user's, or one every user may read).
-        path = _seccomp.profile_file(_seccomp.profile_folder())
+        # can read, beside its own socket where the harness may write there.
+        path = _seccomp.profile_file(_profile_folder())
         options["security_opt"] = ["no-new-privileges", f"seccomp={path}"]
         if self.host().rlimits:
             # No cgroup would apply them: each exec sets rlimits (`prelude`), the tmpfs mounts
@@ -304,6 +305,18 @@ class PodmanEngine:
         """Docker's own answers, on this service's client (connected first)."""
         _ = self.client
         return self._docker
+
+
+def _profile_folder() -> Path:
+    """Where the seccomp profile goes: the folder of the service's socket (the service reads it
+    whatever its user, and whatever mount namespace this harness sees its own cache in), else
+    the harness's own folder for it."""
+    host = podman_host()
+    if host.startswith("unix://"):
+        folder = Path(host.removeprefix("unix://")).parent
+        if os.access(folder, os.W_OK | os.X_OK):
+            return folder
+    return _seccomp.profile_folder()
 
 
 def _owned(account: Account, workdir: str, copy_up: bool) -> list[str]:
