@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import shutil
 import subprocess
+from pathlib import Path
 from typing import Any
 
 import docker.errors
@@ -39,6 +40,8 @@ def remove(sandboxes: Any, sid: str) -> None:
     """Remove sandbox `sid`, whatever still runs in it."""
     if sandboxes.name == "daemonless":
         cg.remove(cg.leftovers(sandboxes.hierarchy).get(sid, ()))
+        with contextlib.suppress(OSError):  # its view's mount point, in /tmp (an empty folder)
+            Path((sandboxes.root / "sandboxes" / sid / "view").read_text()).rmdir()
         shutil.rmtree(sandboxes.root / "sandboxes" / sid, ignore_errors=True)
         return
     with contextlib.suppress(docker.errors.NotFound):
