@@ -35,6 +35,7 @@ import threading
 from pathlib import Path
 
 from evaluator.errors import InfraError
+from evaluator.settings import cache_home
 
 # What Docker's default allows every container, by area (names a kernel or arch lacks are
 # skipped when the filter is built).
@@ -315,8 +316,7 @@ def profile_folder() -> Path:
     host's root, the user's cache otherwise)."""
     if os.geteuid() == 0 and _host_root():
         return Path("/var/lib/evaluator/seccomp")
-    cache = os.environ.get("XDG_CACHE_HOME", "").strip() or str(Path.home() / ".cache")
-    return Path(cache) / "evaluator" / "seccomp"
+    return cache_home() / "evaluator" / "seccomp"
 
 
 def profile_file(folder: Path) -> Path:

@@ -46,9 +46,15 @@ GROUPS: dict[str, str] = {
 }
 
 
+def cache_home() -> Path:
+    """The user's cache folder (`$XDG_CACHE_HOME`, else ~/.cache): where the harness's own
+    state that is no setting of its own goes (seccomp profiles, Debian packages, daemonless
+    images), read here so that no module outside settings reads the environment."""
+    return Path(os.environ.get("XDG_CACHE_HOME", "").strip() or str(Path.home() / ".cache"))
+
+
 def _deb_cache() -> Path:
-    xdg = os.environ.get("XDG_CACHE_HOME", "").strip() or str(Path.home() / ".cache")
-    return Path(xdg) / "evaluator" / "debs"
+    return cache_home() / "evaluator" / "debs"
 
 
 def _podman_host() -> str:
@@ -62,8 +68,7 @@ def _podman_host() -> str:
 def _daemonless_root() -> Path:
     if os.geteuid() == 0 and _host_root():
         return Path("/var/lib/evaluator/daemonless")
-    xdg = os.environ.get("XDG_CACHE_HOME", "").strip() or str(Path.home() / ".cache")
-    return Path(xdg) / "evaluator" / "daemonless"
+    return cache_home() / "evaluator" / "daemonless"
 
 
 def _host_root() -> bool:
