@@ -24,7 +24,7 @@ from evaluator.hashing import canonical_json, hash_bytes
 from evaluator.remote import remote_from_env
 from evaluator.settings import settings
 from evaluator.store._backend import RemoteBackend
-from evaluator.store._files import create_exclusive, replace_atomic
+from evaluator.store._files import create_exclusive, create_many, replace_atomic
 from evaluator.store._index import Index
 from evaluator.store._pending import Pending
 from evaluator.store._record import Record
@@ -136,6 +136,21 @@ class Store:
         if landed:
             self.index.add(kind, key, body)
         return landed
+
+    def put_many(self, kind: str, records: Iterable[tuple[str, dict[str, Any]]]) -> int:
+        """`put` for many (key, record) pairs of one kind: one sync and one index transaction
+        for all of them, not two syncs and a transaction each. Returns how many landed (a key
+        already stored keeps its record). With a remote each goes up as `put` sends it."""
+        if self.remote is not None:
+            return sum(self.put(kind, key, record) for key, record in records)
+        now = time.time()
+        bodies = [{**record, "kind": kind, "key": key, "created": record.get("created", now)}
+                  for key, record in records if not self.has_local(kind, key)]
+        landed = create_many([(self.record_path(kind, b["key"]), canonical_json(b))
+                              for b in bodies], self._tmp)
+        rows = [(kind, b["key"], b) for b, ok in zip(bodies, landed, strict=True) if ok]
+        self.index.add_many(rows)
+        return len(rows)
 
     def read(self, cls: type[R], key: str) -> R | None:
         """The record of `cls`'s kind under `key`, read back through its type; None if absent."""
