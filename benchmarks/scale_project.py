@@ -10,6 +10,7 @@ one the harness derives, so `doit plan`, `eval`, `report` and the API treat it a
 
 from __future__ import annotations
 
+import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,13 +19,15 @@ from typing import Any
 import yaml
 
 from evaluator.attempts import EvalPlan, PlannedAttempt, load_eval, plan_eval
-from evaluator.gold import VALID, plan_gold, verdicts
+from evaluator.gold import VALID, plan_gold
 from evaluator.hashing import hash_file
 from evaluator.lock import Lock, TaskPin, hidden_tests_hash, load_locked, task_files
 from evaluator.store import Store
 from evaluator.taskset import TaskSet, load_task_set
+from evaluator.version import harness_version
 
 _LANDED = ("kind", "key", "created")
+GRADER = harness_version("grader")
 
 
 @dataclass(frozen=True)
@@ -38,6 +41,14 @@ class Template:
     runs: list[tuple[dict[str, Any], dict[str, Any], dict[str, Any]]]  # attempt, result, grade
     eval_file: Path
     agents_root: Path
+    store: Path
+
+
+def _link_or_copy(src: str, dst: str) -> None:
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copy2(src, dst)
 
 
 def _body(record: dict[str, Any]) -> dict[str, Any]:
@@ -46,27 +57,28 @@ def _body(record: dict[str, Any]) -> dict[str, Any]:
 
 def read_template(set_name: str, tasks: Path, lock_dir: Path, store: Path, evals: Path,
                   agents: Path) -> Template:
-    """The records of the valid task of `set_name` with the most graded attempts."""
+    """The records of the task of `set_name` with the most graded attempts, read from the
+    store as they are (whatever harness version made them: the copies take this one's)."""
     ts = load_task_set(set_name, tasks)
     lock = load_locked(ts, str(lock_dir))
     st = Store(store, remote=None)
-    spec = load_eval(set_name, evals)
-    plan = plan_eval(ts, lock, spec, st, agents)
+    results = {r["attempt"]: r for r in st.query("result", task_set=set_name)}
     runs: dict[str, list[tuple[dict[str, Any], dict[str, Any], dict[str, Any]]]] = {}
-    for pa in plan.attempts:
-        attempt = st.get("attempt", pa.key)
-        result = attempt and st.get("result", pa.result_key(attempt["patch"]))
+    for attempt in st.query("attempt", task_set=set_name):
+        result = results.get(attempt["key"])
         grade = result and st.get("grade", result["grade"])
-        if attempt and result and grade:
-            runs.setdefault(pa.task.id, []).append((_body(attempt), _body(result), _body(grade)))
+        if result and grade:
+            runs.setdefault(attempt["task_id"], []).append(
+                (_body(attempt), _body(result), _body(grade)))
+    verdicts = {v["task_id"]: v for v in st.query("verdict", task_set=set_name)
+                if v.get("verdict") == VALID}
+    runs = {t: r for t, r in runs.items() if t in verdicts}
     if not runs:
         raise SystemExit(f"no graded attempts of {set_name!r} in {store}: run `make demo` (or "
                          f"`doit eval:{set_name}`) first")
     task_id = max(sorted(runs), key=lambda t: len(runs[t]))
-    gate = verdicts(st, ts, lock)
-    assert gate[task_id].verdict == VALID
-    verdict = _body(gate[task_id].model_dump(mode="json"))
-    return Template(ts, lock, task_id, verdict, runs[task_id], evals / f"{set_name}.yaml", agents)
+    return Template(ts, lock, task_id, _body(verdicts[task_id]), runs[task_id],
+                    evals / f"{set_name}.yaml", agents, store)
 
 
 @dataclass(frozen=True)
@@ -135,9 +147,12 @@ def build_project(t: Template, root: Path, name: str, tasks: int, agents: int,
     (root / "evals" / f"{name}.yaml").write_text(yaml.safe_dump(spec))
 
     store = Store(root / "store", remote=None)
+    # The records' blobs (patches, trajectories, test outputs), linked where the disk allows.
+    shutil.copytree(t.store / "blobs", root / "store" / "blobs", dirs_exist_ok=True,
+                    copy_function=_link_or_copy)
     store.put_many("verdict", [
         (gp.verdict_key, {**t.verdict, "task_set": name, "task_id": gp.task.id,
-                          "lock_version": lock.version,
+                          "lock_version": lock.version, "grader_version": GRADER,
                           "gold_grades": list(gp.gold_keys), "empty_grades": list(gp.empty_keys)})
         for gp in plan_gold(ts, lock)])
     plan = plan_eval(ts, lock, load_eval(name, root / "evals"), store, root / "agents")
@@ -158,10 +173,11 @@ def land_attempts(project: ScaleProject, t: Template, chosen: list[PlannedAttemp
         attempts.append((pa.key, {**attempt, **where, "sample_idx": pa.sample_idx,
                                   "agent": agent, "subject": pa.agent.name}))
         grade_key = pa.grade_key(attempt["patch"])
-        grades.append((grade_key, {**grade, **where}))
+        grades.append((grade_key, {**grade, **where, "grader_version": GRADER}))
         results.append((pa.result_key(attempt["patch"]), {
             **result, **where, "sample_idx": pa.sample_idx, "subject": pa.agent.name,
-            "agent_identity": pa.agent.identity, "attempt": pa.key, "grade": grade_key}))
+            "agent_identity": pa.agent.identity, "attempt": pa.key, "grade": grade_key,
+            "grader_version": GRADER}))
     store.put_many("grade", grades)
     store.put_many("result", results)
     return store.put_many("attempt", attempts)

@@ -7,6 +7,7 @@ from typing import Any
 
 from evaluator.attempts._plan import EvalPlan, quarantined
 from evaluator.attempts._record import AttemptRecord
+from evaluator.attempts._state import EvalState
 from evaluator.result import ResultRecord
 from evaluator.store import Store
 
@@ -29,7 +30,10 @@ def attempt_status(store: Store, plan: EvalPlan, pa: Any) -> tuple[str, ResultRe
     return (result.status, result) if result else ("ungraded", None)
 
 
-def summarize(store: Store, plan: EvalPlan) -> list[dict[str, Any]]:
+def summarize(store: Store, plan: EvalPlan, state: EvalState | None = None) -> list[dict[str, Any]]:
+    """Per agent: planned, each status's count, and the dollars of its graded attempts; from
+    the index (`EvalState`), not one record read per attempt."""
+    state = state or EvalState.read(store, plan.task_set.name, plan.spec)
     rows: dict[str, dict[str, Any]] = {
         name: {"agent": name, "planned": 0, "resolved": 0, "failed": 0, "policy": 0,
                    "pending": 0, "ungraded": 0, "error": 0, "quarantined": 0, "cost_usd": 0.0,
@@ -39,11 +43,13 @@ def summarize(store: Store, plan: EvalPlan) -> list[dict[str, Any]]:
     for pa in plan.attempts:
         row = rows[pa.agent.name]
         row["planned"] += 1
-        status, result = attempt_status(store, plan, pa)
+        status, result = state.status(pa)
         row[status] += 1
         if result is not None:
-            row["cost_usd"] = round(row["cost_usd"] + result.cost["total_usd"], 6)
-            row["priced"] = row["priced"] and not unpriced(result.cost)
+            row["cost_usd"] += result.cost_usd
+            row["priced"] = row["priced"] and result.priced
+    for row in rows.values():
+        row["cost_usd"] = round(row["cost_usd"], 6)
     return list(rows.values())
 
 
