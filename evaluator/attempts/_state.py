@@ -15,7 +15,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from evaluator.attempts._config import EvalSpec
 from evaluator.store import Store
 
 PENDING, ERROR, QUARANTINED, UNGRADED = "pending", "error", "quarantined", "ungraded"
@@ -37,24 +36,34 @@ class StoredResult:
 class EvalState:
     """The stored attempts, results and infra errors of one task set."""
 
-    def __init__(self, attempts: dict[str, StoredAttempt], results: dict[str, StoredResult],
-                 errors: dict[str, int], retry_budget: int) -> None:
+    def __init__(self, attempts: dict[str, StoredAttempt], result_of: dict[str, str],
+                 results: dict[str, StoredResult], errors: dict[str, int],
+                 retry_budget: int) -> None:
         self.attempts, self.results, self.errors = attempts, results, errors
+        self._result_of = result_of  # attempt key -> the key its result has under the plan
         self._retry_budget = retry_budget
 
     @classmethod
-    def read(cls, store: Store, task_set: str, spec: EvalSpec) -> EvalState:
+    def read(cls, store: Store, plan: Any) -> EvalState:
+        """The state of `plan`'s attempts (an `EvalPlan`): looked up by their keys, so records
+        another set made under the same key (the same task and pins) count, as they would
+        one by one."""
         if store.remote is not None:  # what the remote holds lands here (and in the index) first
-            store.remote.mirror("attempt")
-            store.remote.mirror("result")
+            store.prefetch("attempt", [pa.key for pa in plan.attempts])
         attempts = {key: StoredAttempt(str(patch), float(cost or 0.0))
                     for key, patch, cost in store.index.fields(
-                        "attempt", ("patch", "cost.total_usd"), task_set=task_set)}
+                        "attempt", ("patch", "cost.total_usd"),
+                        keys=[pa.key for pa in plan.attempts])}
+        result_of = {pa.key: pa.result_key(attempts[pa.key].patch) for pa in plan.attempts
+                     if pa.key in attempts}
+        if store.remote is not None:
+            store.prefetch("result", result_of.values())
         results = {key: StoredResult(str(status), float(cost or 0.0), unpriced != "null")
                    for key, status, cost, unpriced in store.index.fields(
                        "result", ("status", "cost.total_usd", "cost.model_usd:type"),
-                       task_set=task_set)}
-        return cls(attempts, results, store.error_counts("attempt"), spec.retry_budget)
+                       keys=result_of.values())}
+        return cls(attempts, result_of, results, store.error_counts("attempt"),
+                   plan.spec.retry_budget)
 
     def quarantined(self, key: str) -> bool:
         return self.errors.get(key, 0) >= self._retry_budget
@@ -64,8 +73,8 @@ class EvalState:
         return pa.key in self.attempts or self.quarantined(pa.key)
 
     def result(self, pa: Any) -> StoredResult | None:
-        attempt = self.attempts.get(pa.key)
-        return None if attempt is None else self.results.get(pa.result_key(attempt.patch))
+        key = self._result_of.get(pa.key)
+        return None if key is None else self.results.get(key)
 
     def status(self, pa: Any) -> tuple[str, StoredResult | None]:
         """pending, error, quarantined, ungraded, or the result's status (and the result)."""

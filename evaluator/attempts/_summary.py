@@ -33,7 +33,7 @@ def attempt_status(store: Store, plan: EvalPlan, pa: Any) -> tuple[str, ResultRe
 def summarize(store: Store, plan: EvalPlan, state: EvalState | None = None) -> list[dict[str, Any]]:
     """Per agent: planned, each status's count, and the dollars of its graded attempts; from
     the index (`EvalState`), not one record read per attempt."""
-    state = state or EvalState.read(store, plan.task_set.name, plan.spec)
+    state = state or EvalState.read(store, plan)
     rows: dict[str, dict[str, Any]] = {
         name: {"agent": name, "planned": 0, "resolved": 0, "failed": 0, "policy": 0,
                    "pending": 0, "ungraded": 0, "error": 0, "quarantined": 0, "cost_usd": 0.0,

@@ -201,7 +201,7 @@ def _plan_action(name: str) -> TaskFailed | None:
     except EvalError as exc:
         return TaskFailed(str(exc))
     store = ctx.store()
-    state = EvalState.read(store, name, plan.spec)
+    state = EvalState.read(store, plan)
     todo = [pa for pa in plan.attempts if not state.done(pa)]
     per_agent: dict[str, list[Any]] = {}
     for pa in todo:
@@ -268,7 +268,7 @@ def eval_tasks(names: list[str]) -> Iterator[dict[str, Any]]:
         except Exception:  # a bad agent or eval file (or a bug) fails this eval alone
             yield summary  # its action reports why
             continue
-        state = EvalState.read(store, name, plan.spec)  # with a remote, its records land first
+        state = EvalState.read(store, plan)  # with a remote, its records land first
         pending = False
         for pa in plan.attempts:
             base = f"{name}/{pa.label}"

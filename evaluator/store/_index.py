@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -50,6 +51,7 @@ def connect_wal(path: Path, schema: str, *, timeout: float) -> sqlite3.Connectio
     return conn
 
 
+_BATCH = 500
 _PATH = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 
 # Columns lifted out of a record for filtering; everything else stays in `body`.
@@ -114,20 +116,30 @@ class Index:
         for (body,) in self._db().execute(sql, (kind, *where.values())):
             yield json.loads(body)
 
-    def fields(self, kind: str, paths: Sequence[str], **where: str) -> Iterator[tuple[Any, ...]]:
-        """(key, *values) of every record of a kind matching `where`, each value read from the
-        record's JSON at a path of `paths` (`"cost.total_usd"`; `"cost.model_usd:type"` gives
-        its JSON type instead: 'null' for a null, None where it is absent) by SQLite itself: a
-        pass over 100,000 records that builds no dict and parses no JSON in Python."""
+    def fields(self, kind: str, paths: Sequence[str], keys: Iterable[str] | None = None,
+               **where: str) -> Iterator[tuple[Any, ...]]:
+        """(key, *values) of every record of a kind matching `where` (and, given `keys`, under
+        one of them), each value read from the record's JSON at a path of `paths`
+        (`"cost.total_usd"`; `"cost.model_usd:type"` gives its JSON type instead: 'null' for
+        a null, None where it is absent) by SQLite itself: a pass over 100,000 records that
+        builds no dict and parses no JSON in Python."""
         bad = [p for p in paths if not _PATH.match(p.removesuffix(":type"))]
         if bad or set(where) - set(COLUMNS):
             raise ValueError(f"cannot read fields {bad} or filter on "
                              f"{sorted(set(where) - set(COLUMNS))}")
         cols = "".join(f", json_type(body, '$.{p[:-5]}')" if p.endswith(":type")
                        else f", json_extract(body, '$.{p}')" for p in paths)
-        clause = "".join(f" AND {c} = ?" for c in where)
-        yield from self._db().execute(f"SELECT key{cols} FROM records WHERE kind = ?{clause}",
-                                      (kind, *where.values()))
+        sql = (f"SELECT key{cols} FROM records WHERE kind = ?"
+               + "".join(f" AND {c} = ?" for c in where))
+        db = self._db()
+        if keys is None:
+            yield from db.execute(sql, (kind, *where.values()))
+            return
+        batch = list(itertools.islice(it := iter(keys), _BATCH))
+        while batch:  # by primary key, a batch at a time (SQLite bounds a query's parameters)
+            marks = ",".join("?" * len(batch))
+            yield from db.execute(f"{sql} AND key IN ({marks})", (kind, *where.values(), *batch))
+            batch = list(itertools.islice(it, _BATCH))
 
     def generation(self) -> int:
         """A number that changes whenever a record lands or the index is rebuilt (never
