@@ -72,6 +72,10 @@ class EvalState:
         """Stored, or held back after too many infra errors: nothing for `eval` to run."""
         return pa.key in self.attempts or self.quarantined(pa.key)
 
+    def result_key(self, pa: Any) -> str | None:
+        """The key `pa`'s result has under the plan (None while no attempt is stored)."""
+        return self._result_of.get(pa.key)
+
     def result(self, pa: Any) -> StoredResult | None:
         key = self._result_of.get(pa.key)
         return None if key is None else self.results.get(key)
