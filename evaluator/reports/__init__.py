@@ -8,6 +8,7 @@ reason. Anything that differs from the lock makes the report refuse (StaleLockEr
 """
 
 from evaluator.reports._api import (
+    ReportService,
     compare,
     leaderboard,
     leaderboard_rows,
@@ -29,6 +30,7 @@ __all__ = [
     "GATE_WORSE",
     "Comparability",
     "LookRecord",
+    "ReportService",
     "Sources",
     "add_commands",
     "agent_identities",

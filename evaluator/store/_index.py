@@ -7,6 +7,7 @@ import json
 import os
 import re
 import sqlite3
+import threading
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -28,8 +29,9 @@ CREATE TABLE IF NOT EXISTS records (
 CREATE INDEX IF NOT EXISTS records_by_set ON records (kind, task_set, task_id);
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
 """
-# Bumped in the transaction of every change: what an aggregate of the index was computed from.
-_BUMP = ("INSERT INTO meta VALUES ('generation', 1) "
+# Bumped in the transaction of every change, per kind ('generation:<kind>', and '*' when the
+# index is rebuilt): what an aggregate of the index was computed from.
+_BUMP = ("INSERT INTO meta VALUES ('generation:' || ?, 1) "
          "ON CONFLICT(name) DO UPDATE SET value = value + 1")
 
 def connect_wal(path: Path, schema: str, *, timeout: float) -> sqlite3.Connection:
@@ -59,19 +61,22 @@ COLUMNS = ("task_set", "task_id", "subject", "status")
 
 
 class Index:
-    """One connection per process (re-opened after fork), WAL so readers never block writers."""
+    """One connection per process and thread (re-opened after fork), WAL so readers never
+    block writers."""
 
     def __init__(self, path: Path) -> None:
         self._path = path
-        self._conn: sqlite3.Connection | None = None
-        self._pid = 0
+        # One connection per process and thread: SQLite's objects stay in the thread that made
+        # them, and a long-lived server answers from a pool of threads.
+        self._local = threading.local()
 
     def _db(self) -> sqlite3.Connection:
-        if self._conn is None or self._pid != os.getpid():
-            conn = connect_wal(self._path, _SCHEMA, timeout=60)
-            conn.execute("PRAGMA synchronous=NORMAL")
-            self._conn, self._pid = conn, os.getpid()
-        return self._conn
+        if getattr(self._local, "pid", 0) != os.getpid():
+            made = connect_wal(self._path, _SCHEMA, timeout=60)
+            made.execute("PRAGMA synchronous=NORMAL")
+            self._local.conn, self._local.pid = made, os.getpid()
+        conn: sqlite3.Connection = self._local.conn
+        return conn
 
     def add(self, kind: str, key: str, record: dict[str, Any]) -> None:
         self.add_many([(kind, key, record)])
@@ -86,11 +91,13 @@ class Index:
 
     def _write(self, rows: Iterable[tuple[str, str, dict[str, Any]]], *, clear: bool) -> int:
         count = 0
+        kinds = {"*"} if clear else set()
 
         def values() -> Iterator[tuple[Any, ...]]:
             nonlocal count
             for kind, key, rec in rows:
                 count += 1
+                kinds.add(kind)
                 yield (kind, key, *(_text(rec.get(c)) for c in COLUMNS), rec.get("created"),
                        json.dumps(rec, sort_keys=True))
 
@@ -100,7 +107,7 @@ class Index:
             if clear:
                 db.execute("DELETE FROM records")
             db.executemany("INSERT OR REPLACE INTO records VALUES (?,?,?,?,?,?,?,?)", values())
-            db.execute(_BUMP)
+            db.executemany(_BUMP, [(k,) for k in sorted(kinds)])
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
@@ -141,11 +148,14 @@ class Index:
             yield from db.execute(f"{sql} AND key IN ({marks})", (kind, *where.values(), *batch))
             batch = list(itertools.islice(it, _BATCH))
 
-    def generation(self) -> int:
-        """A number that changes whenever a record lands or the index is rebuilt (never
-        repeats for one index file): what a cached aggregate of it is valid for."""
-        row = self._db().execute("SELECT value FROM meta WHERE name = 'generation'").fetchone()
-        return int(row[0]) if row else 0
+    def generation(self, kinds: Sequence[str]) -> tuple[int, ...]:
+        """Numbers that change whenever a record of one of `kinds` lands or the index is
+        rebuilt (they never repeat for one index file): what an aggregate of those kinds was
+        computed from."""
+        names = ["generation:*", *(f"generation:{k}" for k in kinds)]
+        found = dict(self._db().execute(
+            f"SELECT name, value FROM meta WHERE name IN ({','.join('?' * len(names))})", names))
+        return tuple(int(found.get(n, 0)) for n in names)
 
     def keys(self, kind: str) -> set[str]:
         return {k for (k,) in self._db().execute("SELECT key FROM records WHERE kind = ?", (kind,))}
@@ -154,9 +164,9 @@ class Index:
         self.rebuild(())
 
     def close(self) -> None:
-        if self._conn is not None and self._pid == os.getpid():
-            self._conn.close()
-        self._conn = None
+        if getattr(self._local, "pid", 0) == os.getpid():
+            self._local.conn.close()
+        self._local.pid = 0
 
 
 def _text(value: Any) -> str | None:
