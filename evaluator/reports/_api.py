@@ -18,7 +18,7 @@ from evaluator.reports._inputs import Inputs, open_inputs
 from evaluator.reports._leaderboard import leaderboard_rows_from
 from evaluator.reports._render import render
 from evaluator.reports._served import Served
-from evaluator.reports._site import site_of
+from evaluator.reports._site import SITE_DIR, site_of
 from evaluator.reports._sources import PathLike, Sources
 from evaluator.reports._summary import ALPHA, build_summary, looker
 from evaluator.store import Store
@@ -60,6 +60,18 @@ def render_report(task_set: str, *, out_root: PathLike = "reports/out",
     summary = report_summary(task_set, store=store, tasks_root=tasks_root, lock_dir=lock_dir,
                              evals_root=evals_root, agents_root=agents_root, decision=decision)
     return summary, render(summary, Path(out_root) / task_set)
+
+
+def render_all(task_set: str, sources: Sources, decision: Decision = "fixed",
+               ) -> tuple[dict[str, Any], dict[str, Path], Path]:
+    """`doit report`: the report and its site from one gathering of the rows (summary, the
+    report's files, the site's index page)."""
+    inputs, collected = _load(task_set, sources)
+    summary = build_summary(inputs, collected, decision=decision)
+    paths = render(summary, sources.out_root / task_set)
+    site = site_of(inputs, collected, summary=summary,
+                   forest_png=paths["forest.png"].read_bytes())
+    return summary, paths, site.write(sources.out_root / task_set / SITE_DIR)
 
 
 def leaderboard_rows(task_set: str, *, store: Store | PathLike | None = None,

@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 
 from evaluator.errors import StaleLockError
-from evaluator.reports import ReportService, compare, leaderboard_rows
-from evaluator.reports import _api
+from evaluator.reports import ReportService, _api, compare, leaderboard_rows
 from tests.reports._world import World
 
 
