@@ -58,6 +58,11 @@ def owners(search_path: Sequence[str]) -> Mapping[str, str]:
     return _installed(_stamped(search_path)).owner
 
 
+def versions(search_path: Sequence[str]) -> dict[str, str]:
+    """Normalised name -> version of every distribution along `search_path`."""
+    return {name: d.version for name, d in _installed(_stamped(search_path)).by_name.items()}
+
+
 def closure(external: Mapping[str, Path], search_path: Sequence[str]) -> dict[str, list[list[str]]]:
     """The environment an agent with these directly imported external modules runs with:
     `distributions` [[name, version]], `startup` [[file, hash]] and `unowned` [[module, hash]]."""
@@ -206,4 +211,4 @@ def _mtime(path: str) -> int:
         return 0
 
 
-__all__ = ["closure", "normalize", "owners", "site_folders"]
+__all__ = ["closure", "normalize", "owners", "site_folders", "versions"]
