@@ -6,7 +6,7 @@ from dataclasses import asdict
 from typing import Any
 
 from evaluator.agents import Agent
-from evaluator.hashing import hash_json
+from evaluator.hashing import canonical_items, canonical_json, hash_json, hash_parts
 from evaluator.lock import TaskPin
 from evaluator.model import Prices
 from evaluator.sandbox import SandboxLimits
@@ -56,3 +56,18 @@ def attempt_material(agent: Agent, task: Task, pin: TaskPin, sample_idx: int,
 
 def attempt_key(material: dict[str, Any]) -> str:
     return hash_json(material)
+
+
+# The fields of an attempt's material that differ between the samples of one agent and task.
+_PER_SAMPLE = ("sample_idx", "seed")
+
+
+def attempt_keys(agent: Agent, task: Task, pin: TaskPin, samples: int, limits: SandboxLimits,
+                 price: dict[str, Any] | str | None = None) -> list[str]:
+    """`attempt_key(attempt_material(...))` of samples 0 .. samples-1, the material made and
+    serialized once: a plan of 100,000 attempts hashes only what differs per sample."""
+    base = attempt_material(agent, task, pin, 0, limits, price)
+    items = canonical_items({k: v for k, v in base.items() if k not in _PER_SAMPLE})
+    return [hash_parts({**items, "sample_idx": canonical_json(s),
+                        "seed": canonical_json(attempt_seed(agent, s))})
+            for s in range(samples)]

@@ -16,7 +16,7 @@ from evaluator.attempts._isolation import (
     effective_isolation,
     strongest,
 )
-from evaluator.attempts._key import attempt_key, attempt_material, attempt_price, attempt_seed
+from evaluator.attempts._key import attempt_keys, attempt_price, attempt_seed
 from evaluator.errors import BadInputError
 from evaluator.gold import INCOMPLETE, VALID, VerdictRecord, required_spec, verdicts
 from evaluator.grading import GradeSpec, grade_spec
@@ -119,10 +119,10 @@ def plan_eval(task_set: TaskSet, lock: Lock, spec: EvalSpec, store: Store,
             pin = lock.pin(task.id)
             # Without the PASS_TO_PASS tests the gold gate dropped as flaky (keys change too).
             gspec = required_spec(grade_spec(task_set, task, lock), gate[task.id].dropped)
-            for s in range(spec.samples):
-                material = attempt_material(agent, task, pin, s, limits, prices[agent.name])
-                attempts.append(PlannedAttempt(agent, task, s, attempt_seed(agent, s),
-                                               attempt_key(material), gspec))
+            keys = attempt_keys(agent, task, pin, spec.samples, limits, prices[agent.name])
+            for s, key in enumerate(keys):
+                attempts.append(PlannedAttempt(agent, task, s, attempt_seed(agent, s), key,
+                                               gspec))
     excluded = {t: v for t, v in gate.items() if v.verdict != VALID}
     where = spec.price_file or "a price table (`prices:` in the eval config)"
     problems = tuple(
