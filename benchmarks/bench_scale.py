@@ -135,6 +135,12 @@ def one_size(t: Template, root: Path, n: int, to_run: int) -> dict[str, Figure]:
         f.note = f"{len(run_now)} run: {f.cpu / len(run_now):.2f} CPU s each"
         figures[f"doit eval (runs {len(run_now)})"] = f
     figures["doit eval (no-op)"] = run([*DOIT, "eval:scale"], env, root, "eval of task set")
+    if run_now:
+        ran, noop = figures[f"doit eval (runs {len(run_now)})"], figures["doit eval (no-op)"]
+        # What running an attempt adds beyond what any eval of this set costs (planning, the
+        # index): the sandboxes', agent's and grader's work plus the harness's per attempt.
+        ran.note += (f"; {(ran.cpu - noop.cpu) / len(run_now):.2f} CPU s each beyond the "
+                     f"no-op eval's")
     figures["doit report (first)"] = run([*DOIT, "report:scale"], env, root, "report of task set")
     figures["doit report (again)"] = run([*DOIT, "report:scale"], env, root, "report of task set")
     pages = sum(1 for _ in (root / "reports").rglob("*") if _.is_file())
