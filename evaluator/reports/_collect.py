@@ -51,19 +51,22 @@ def collect(inputs: Inputs) -> Collected:
             carried[old] += 1
     state = EvalState.read(store, inputs.plan)
     attempts = {k: v for k, *v in store.index.fields("attempt", _ATTEMPT, keys=state.attempts)}
-    results = {k: dict(zip(_RESULT, v, strict=True))
-               for k, *v in store.index.fields("result", _RESULT, keys=state.results)}
-    grades = {k: dict(zip(_GRADE, v, strict=True)) for k, *v in store.index.fields(
-        "grade", _GRADE, keys={r["grade"] for r in results.values() if r["grade"]})}
+    # Rows as tuples while all are held (a dict each would weigh more than the report's rows).
+    results = {k: tuple(v) for k, *v in store.index.fields("result", _RESULT, keys=state.results)}
+    at = _RESULT.index("grade")
+    grades = {k: tuple(v) for k, *v in store.index.fields(
+        "grade", _GRADE, keys={r[at] for r in results.values() if r[at]})}
     cells: list[Cell] = []
     for pa in inputs.plan.attempts:
         status, stored = state.status(pa)
         result = None
         if stored is not None:
-            result = results[state.result_key(pa)]
+            result = dict(zip(_RESULT, results[state.result_key(pa)], strict=True))
+            grade = grades.get(result["grade"])
             problems += check_result(pa, lock, grader, state.attempts[pa.key].patch,
                                      {**result, "key": state.result_key(pa)},
-                                     grades.get(result["grade"]))
+                                     None if grade is None else dict(zip(_GRADE, grade,
+                                                                         strict=True)))
             if old := carried_over(result["lock_version"], inputs.lock_version):
                 carried[old] += 1
         cells.append(_cell(inputs, pa, status, attempts.get(pa.key), result,
