@@ -9,6 +9,7 @@ from typing import Any
 from evaluator.gold import VerdictRecord
 from evaluator.images import history_summary
 from evaluator.reports import _plots
+from evaluator.reports._agreement import SiteTables
 from evaluator.reports._collect import Collected, collect
 from evaluator.reports._inputs import Inputs, open_inputs
 from evaluator.reports._sources import PathLike, Sources
@@ -49,7 +50,7 @@ def site_of(inputs: Inputs, collected: Collected, *, summary: dict[str, Any] | N
         return {"forest.png": forest_png or _plots.forest_plot(compared)} if compared else {}
 
     data = RunData(task_set=inputs.name, summary=numbers, cells=collected.cells, tasks=tasks,
-                   assets=_Later(plots))
+                   assets=_Later(plots), agreement=SiteTables(inputs))
     return Site(data, inputs.store)
 
 

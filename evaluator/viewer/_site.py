@@ -2,7 +2,7 @@
 
 Paths are relative and the same in both, so a page links alike from disk and under `/ui/`:
 
-    index.html  grid.html  style.css  <assets>
+    index.html  grid.html  style.css  <assets>  agreement.html (imported submissions)
     attempts/<key>.html    attempts/<key>/<file>     (step-N.txt, patch.diff.txt, test-output.txt, ..)
     tasks/<id>.html        tasks/<id>/<file>         (gold-N.txt, empty-N.txt)
 """
@@ -21,6 +21,7 @@ from evaluator.viewer._render import TEMPLATES, render
 from evaluator.viewer._task import task_view
 from evaluator.viewer._write import Unit, stamp, write_site
 
+AGREEMENT = "agreement.html"  # imported submissions re-verified (when there are any)
 _ATTEMPT = re.compile(r"^attempts/([0-9a-f]{8,128})\.html$")
 _ATTEMPT_FILE = re.compile(r"^attempts/([0-9a-f]{8,128})/([a-z0-9._-]{1,64})$")
 _TASK = re.compile(r"^tasks/([a-z0-9][a-z0-9._-]*)\.html$")
@@ -53,6 +54,9 @@ class Site:
                           tasks=self.data.tasks, assets=self.data.assets)
         if path == "grid.html":
             return render("grid.html.j2", **self._common(0), grid=self._grid())
+        if path == AGREEMENT:
+            return render("agreement.html.j2", **self._common(0),
+                          tables=self.data.agreement) if self.data.agreement else None
         if (fixed := static_file(path)) is not None:
             return fixed
         if m := _ATTEMPT.match(path):
@@ -91,7 +95,8 @@ class Site:
                                        [dict(c) for c in self.data.cells_of(task_id)]),
                            functools.partial(self._task_files, task_id))
         always = {path: self.page(path) or b""
-                  for path in ("index.html", "grid.html", "style.css", *self.data.assets)}
+                  for path in ("index.html", "grid.html", "style.css", *self.data.assets,
+                               *([AGREEMENT] if self.data.agreement else []))}
         self.counts = write_site(out_dir, list(units.values()), always, jobs)
         return out_dir / "index.html"
 
