@@ -71,8 +71,9 @@ def progress(store: Store, plan: EvalPlan, *, log: Path | None = None,
     cost, unknown = 0.0, False
     now, oldest = time.time(), 0.0
     marks = waiting_since(store.root, since) if since is not None else {}
-    state = EvalState.read(store, plan)  # one pass over the index, not a read per attempt
-    for pa in plan.attempts:
+    # From the index a part at a time, not a record read per attempt.
+    for pa, state in ((pa, state) for part, state in EvalState.parts(store, plan)
+                      for pa in part):
         counts["planned"] += 1
         status, result = state.status(pa)
         if result is not None:

@@ -27,7 +27,7 @@ from evaluator.store import Store
 from evaluator.taskset import Task, TaskSet
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PlannedAttempt:
     agent: Agent
     task: Task

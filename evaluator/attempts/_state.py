@@ -12,12 +12,15 @@ its target run, and the target finds the record and indexes it again (`Store.has
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from evaluator.store import Store
 
 PENDING, ERROR, QUARANTINED, UNGRADED = "pending", "error", "quarantined", "ungraded"
+PART = 5000  # planned attempts whose rows a command holds at once
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,25 +48,40 @@ class EvalState:
 
     @classmethod
     def read(cls, store: Store, plan: Any) -> EvalState:
-        """The state of `plan`'s attempts (an `EvalPlan`): looked up by their keys, so records
-        another set made under the same key (the same task and pins) count, as they would
-        one by one."""
+        """The state of every attempt of `plan` (an `EvalPlan`) at once; see `parts`."""
+        return cls._read(store, plan.attempts, store.error_counts("attempt"),
+                         plan.spec.retry_budget)
+
+    @classmethod
+    def parts(cls, store: Store, plan: Any,
+              size: int = PART) -> Iterator[tuple[Sequence[Any], EvalState]]:
+        """The plan's attempts `size` at a time, each part with its state: a command over
+        100,000 attempts holds one part's rows at a time, not all of them."""
+        errors = store.error_counts("attempt")
+        for start in range(0, len(plan.attempts), size):
+            part = plan.attempts[start:start + size]
+            yield part, cls._read(store, part, errors, plan.spec.retry_budget)
+
+    @classmethod
+    def _read(cls, store: Store, planned: Sequence[Any], errors: dict[str, int],
+              retry_budget: int) -> EvalState:
+        # Looked up by their keys, so records another set made under the same key (the same
+        # task and pins) count, as they would one by one.
         if store.remote is not None:  # what the remote holds lands here (and in the index) first
-            store.prefetch("attempt", [pa.key for pa in plan.attempts])
+            store.prefetch("attempt", [pa.key for pa in planned])
         attempts = {key: StoredAttempt(str(patch), float(cost or 0.0))
                     for key, patch, cost in store.index.fields(
-                        "attempt", ("patch", "cost.total_usd"),
-                        keys=[pa.key for pa in plan.attempts])}
-        result_of = {pa.key: pa.result_key(attempts[pa.key].patch) for pa in plan.attempts
+                        "attempt", ("patch", "cost.total_usd"), keys=[pa.key for pa in planned])}
+        result_of = {pa.key: pa.result_key(attempts[pa.key].patch) for pa in planned
                      if pa.key in attempts}
         if store.remote is not None:
             store.prefetch("result", result_of.values())
-        results = {key: StoredResult(str(status), float(cost or 0.0), unpriced != "null")
+        results = {key: StoredResult(sys.intern(str(status)), float(cost or 0.0),
+                                     unpriced != "null")
                    for key, status, cost, unpriced in store.index.fields(
                        "result", ("status", "cost.total_usd", "cost.model_usd:type"),
                        keys=result_of.values())}
-        return cls(attempts, result_of, results, store.error_counts("attempt"),
-                   plan.spec.retry_budget)
+        return cls(attempts, result_of, results, errors, retry_budget)
 
     def quarantined(self, key: str) -> bool:
         return self.errors.get(key, 0) >= self._retry_budget

@@ -30,24 +30,24 @@ def attempt_status(store: Store, plan: EvalPlan, pa: Any) -> tuple[str, ResultRe
     return (result.status, result) if result else ("ungraded", None)
 
 
-def summarize(store: Store, plan: EvalPlan, state: EvalState | None = None) -> list[dict[str, Any]]:
+def summarize(store: Store, plan: EvalPlan) -> list[dict[str, Any]]:
     """Per agent: planned, each status's count, and the dollars of its graded attempts; from
-    the index (`EvalState`), not one record read per attempt."""
-    state = state or EvalState.read(store, plan)
+    the index a part at a time (`EvalState.parts`), not one record read per attempt."""
     rows: dict[str, dict[str, Any]] = {
         name: {"agent": name, "planned": 0, "resolved": 0, "failed": 0, "policy": 0,
                    "pending": 0, "ungraded": 0, "error": 0, "quarantined": 0, "cost_usd": 0.0,
                    "simulated": agent.simulated,
                    "priced": agent.spec.model.price != "unpriced"}
             for name, agent in plan.agents.items()}
-    for pa in plan.attempts:
-        row = rows[pa.agent.name]
-        row["planned"] += 1
-        status, result = state.status(pa)
-        row[status] += 1
-        if result is not None:
-            row["cost_usd"] += result.cost_usd
-            row["priced"] = row["priced"] and result.priced
+    for part, state in EvalState.parts(store, plan):
+        for pa in part:
+            row = rows[pa.agent.name]
+            row["planned"] += 1
+            status, result = state.status(pa)
+            row[status] += 1
+            if result is not None:
+                row["cost_usd"] += result.cost_usd
+                row["priced"] = row["priced"] and result.priced
     for row in rows.values():
         row["cost_usd"] = round(row["cost_usd"], 6)
     return list(rows.values())

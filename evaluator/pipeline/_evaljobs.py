@@ -201,8 +201,8 @@ def _plan_action(name: str) -> TaskFailed | None:
     except EvalError as exc:
         return TaskFailed(str(exc))
     store = ctx.store()
-    state = EvalState.read(store, plan)
-    todo = [pa for pa in plan.attempts if not state.done(pa)]
+    todo = [pa for part, state in EvalState.parts(store, plan) for pa in part
+            if not state.done(pa)]
     per_agent: dict[str, list[Any]] = {}
     for pa in todo:
         per_agent.setdefault(pa.agent.name, []).append(pa)
@@ -268,23 +268,23 @@ def eval_tasks(names: list[str]) -> Iterator[dict[str, Any]]:
         except Exception:  # a bad agent or eval file (or a bug) fails this eval alone
             yield summary  # its action reports why
             continue
-        state = EvalState.read(store, plan)  # with a remote, its records land first
         pending = False
-        for pa in plan.attempts:
-            base = f"{name}/{pa.label}"
-            stored = pa.key in state.attempts
-            done = stored or state.quarantined(pa.key)
-            graded = stored and state.result(pa) is not None
-            if done and (graded or not stored) and not wanted & {
-                    f"attempt:{base}", f"evalgrade:{base}"}:
-                continue  # nothing to run or grade: no target (a command naming it gets one)
-            pending = pending or not done
-            yield {"basename": "attempt", "name": base, "uptodate": [done],
-                   "actions": [(_attempt_action, [name, pa.label])], "verbosity": 2}
-            yield {"basename": "evalgrade", "name": base, "uptodate": [graded or (
-                   done and not stored)], "task_dep": [f"attempt:{base}"],
-                   "actions": [(_grade_action, [name, pa.label])], "verbosity": 2}
-            summary["task_dep"].append(f"evalgrade:{base}")
+        for part, state in EvalState.parts(store, plan):  # a remote's records land first
+            for pa in part:
+                base = f"{name}/{pa.label}"
+                stored = pa.key in state.attempts
+                done = stored or state.quarantined(pa.key)
+                graded = stored and state.result(pa) is not None
+                if done and (graded or not stored) and not wanted & {
+                        f"attempt:{base}", f"evalgrade:{base}"}:
+                    continue  # nothing to run or grade: no target (naming it makes one)
+                pending = pending or not done
+                yield {"basename": "attempt", "name": base, "uptodate": [done],
+                       "actions": [(_attempt_action, [name, pa.label])], "verbosity": 2}
+                yield {"basename": "evalgrade", "name": base, "uptodate": [graded or (
+                       done and not stored)], "task_dep": [f"attempt:{base}"],
+                       "actions": [(_grade_action, [name, pa.label])], "verbosity": 2}
+                summary["task_dep"].append(f"evalgrade:{base}")
         if pending and any(a.startswith(("eval", "attempt")) for a in sys.argv[1:]):
             _ensure_simulated(plan)
         yield summary

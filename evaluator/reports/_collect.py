@@ -8,6 +8,7 @@ versions, other grader versions or other pins cannot leak into the numbers.
 from __future__ import annotations
 
 import json
+import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -49,28 +50,26 @@ def collect(inputs: Inputs) -> Collected:
         problems += check_verdict(tid, verdict, lock, grader)
         if old := carried_over(verdict.lock_version, inputs.lock_version):
             carried[old] += 1
-    state = EvalState.read(store, inputs.plan)
-    attempts = {k: v for k, *v in store.index.fields("attempt", _ATTEMPT, keys=state.attempts)}
-    # Rows as tuples while all are held (a dict each would weigh more than the report's rows).
-    results = {k: tuple(v) for k, *v in store.index.fields("result", _RESULT, keys=state.results)}
-    at = _RESULT.index("grade")
-    grades = {k: tuple(v) for k, *v in store.index.fields(
-        "grade", _GRADE, keys={r[at] for r in results.values() if r[at]})}
     cells: list[Cell] = []
-    for pa in inputs.plan.attempts:
-        status, stored = state.status(pa)
-        result = None
-        if stored is not None:
-            result = dict(zip(_RESULT, results[state.result_key(pa)], strict=True))
-            grade = grades.get(result["grade"])
-            problems += check_result(pa, lock, grader, state.attempts[pa.key].patch,
-                                     {**result, "key": state.result_key(pa)},
-                                     None if grade is None else dict(zip(_GRADE, grade,
-                                                                         strict=True)))
-            if old := carried_over(result["lock_version"], inputs.lock_version):
-                carried[old] += 1
-        cells.append(_cell(inputs, pa, status, attempts.get(pa.key), result,
-                           state.errors.get(pa.key, 0), state.result_key(pa)))
+    for part, state in EvalState.parts(store, inputs.plan):  # one part's rows held at a time
+        attempts = {k: v for k, *v in store.index.fields("attempt", _ATTEMPT,
+                                                         keys=state.attempts)}
+        results = {k: dict(zip(_RESULT, v, strict=True))
+                   for k, *v in store.index.fields("result", _RESULT, keys=state.results)}
+        grades = {k: dict(zip(_GRADE, v, strict=True)) for k, *v in store.index.fields(
+            "grade", _GRADE, keys={r["grade"] for r in results.values() if r["grade"]})}
+        for pa in part:
+            status, stored = state.status(pa)
+            result = None
+            if stored is not None:
+                key = state.result_key(pa)
+                result = results[key]
+                problems += check_result(pa, lock, grader, state.attempts[pa.key].patch,
+                                         {**result, "key": key}, grades.get(result["grade"]))
+                if old := carried_over(result["lock_version"], inputs.lock_version):
+                    carried[old] += 1
+            cells.append(_cell(inputs, pa, status, attempts.get(pa.key), result,
+                               state.errors.get(pa.key, 0), state.result_key(pa)))
     if problems:
         shown = problems[:_MAX_PROBLEMS]
         if len(problems) > len(shown):
@@ -112,13 +111,18 @@ def _cell(inputs: Inputs, pa: Any, status: str, attempt: list[Any] | None,
         priced=model_usd != "null",
         # Found by a key made from the current pins: it belongs to the current lock.
         lock_version=inputs.lock_version if graded else None,
-        recorded_lock_version=result["lock_version"] if result else None,
-        grader_version=result["grader_version"] if result else None,
+        # Values that repeat over the rows are held once (the index gives a new string a row).
+        recorded_lock_version=_once(result["lock_version"]) if result else None,
+        grader_version=_once(result["grader_version"]) if result else None,
         attempt=pa.key, result=result_key if result else None,
         grade=result["grade"] if result else None,
-        exit_reason=attempt[0] if attempt else None,
-        violations=[v.get("reason") for v in violations if isinstance(v, dict)],
+        exit_reason=_once(attempt[0]) if attempt else None,
+        violations=tuple(_once(v.get("reason")) for v in violations if isinstance(v, dict)),
     )
+
+
+def _once(value: Any) -> Any:
+    return sys.intern(value) if isinstance(value, str) else value
 
 
 def _unreached(inputs: Inputs, cells: list[Cell]) -> list[str]:

@@ -30,7 +30,11 @@ def test_each_attempt_has_the_status_its_records_give(tmp_path: Path) -> None:
         assert (result is None) == (record is None)
         if result is not None and record is not None:
             assert result.cost_usd == record.cost["total_usd"]
-    rows = {r["agent"]: r for r in summarize(world.store, plan, state)}
+    rows = {r["agent"]: r for r in summarize(world.store, plan)}
+    parts = list(EvalState.parts(world.store, plan, size=4))
+    assert [pa for part, _ in parts for pa in part] == list(plan.attempts)
+    assert all(state.status(pa) == part_state.status(pa) for part, part_state in parts
+               for pa in part)
     assert (rows["base"]["resolved"], rows["base"]["error"], rows["base"]["quarantined"],
             rows["base"]["pending"], rows["base"]["ungraded"]) == (2, 1, 1, 1, 1)
     assert rows["cand"]["resolved"] == 3 and rows["cand"]["cost_usd"] == 0.06
