@@ -111,14 +111,17 @@ def plan_eval(task_set: TaskSet, lock: Lock, spec: EvalSpec, store: Store,
     limits = grade_spec(task_set, task_set.tasks[0], lock).limits
     table = spec.price_table()
     prices = {name: attempt_price(agent, table) for name, agent in agents.items()}
+    # One grade spec per task, shared by every agent's attempts (and their grade keys' hasher),
+    # without the PASS_TO_PASS tests the gold gate dropped as flaky (keys change too).
+    specs = {task.id: required_spec(grade_spec(task_set, task, lock), gate[task.id].dropped)
+             for task in task_set.tasks if gate[task.id].verdict == VALID}
     attempts = []
     for agent in agents.values():
         for task in task_set.tasks:
-            if gate[task.id].verdict != VALID:
+            if task.id not in specs:
                 continue
             pin = lock.pin(task.id)
-            # Without the PASS_TO_PASS tests the gold gate dropped as flaky (keys change too).
-            gspec = required_spec(grade_spec(task_set, task, lock), gate[task.id].dropped)
+            gspec = specs[task.id]
             keys = attempt_keys(agent, task, pin, spec.samples, limits, prices[agent.name])
             for s, key in enumerate(keys):
                 attempts.append(PlannedAttempt(agent, task, s, attempt_seed(agent, s), key,
