@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections.abc import Callable, Mapping
@@ -47,26 +48,39 @@ def hash_parts(items: Mapping[str, bytes]) -> str:
     return hash_bytes(join_items(items))
 
 
-def keyer(items: Mapping[str, bytes], field: str) -> Callable[[Any], str]:
-    """`value -> hash_json({**object, field: value})` for the object of `items`: its bytes
-    before `field` are hashed once, so each key hashes only the value and what follows it (a
-    grade key per stored attempt at 100,000 attempts, whatever the size of the task's spec)."""
-    names = sorted({*items, field})
-    at = names.index(field)
-    before = [_name(k) + b":" + items[k] for k in names[:at]]
-    after = [_name(k) + b":" + items[k] for k in names[at + 1:]]
-    head = blake3.blake3(b"{" + b"".join(p + b"," for p in before) + _name(field) + b":")
-    tail = b"".join(b"," + p for p in after) + b"}"
+def keyer(items: Mapping[str, bytes], *fields: str) -> Callable[..., str]:
+    """`(*values) -> hash_json({**object, **dict(zip(fields, values))})` for the object of
+    `items`: its bytes before the first of `fields` are hashed once, so each key hashes only
+    the values and what lies between and after them (a grade key per stored attempt, an
+    attempt key per sample, at 100,000 attempts, whatever the size of the task's spec)."""
+    names = sorted({*items, *fields})
+    segments, current, first = [], b"{", True
+    for name in names:
+        current += (b"" if first else b",") + _name(name) + b":"
+        first = False
+        if name in fields:
+            segments.append((current, name))
+            current = b""
+        else:
+            current += items[name]
+    tail = current + b"}"
+    order = {f: i for i, f in enumerate(fields)}
+    head = blake3.blake3(segments[0][0])
+    rest = [(order[name], seg) for seg, name in segments]  # (which value, bytes before it)
 
-    def key(value: Any) -> str:
+    def key(*values: Any) -> str:
         h = head.copy()
-        h.update(canonical_json(value))
+        for n, (which, before) in enumerate(rest):
+            if n:
+                h.update(before)
+            h.update(canonical_json(values[which]))
         h.update(tail)
         return h.hexdigest()
 
     return key
 
 
+@functools.lru_cache(maxsize=4096)
 def _name(key: str) -> bytes:
     return json.dumps(key, ensure_ascii=False).encode("utf-8")
 

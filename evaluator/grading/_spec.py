@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from evaluator.hashing import canonical_items, canonical_json, hash_parts, keyer
+from evaluator.hashing import canonical_items, canonical_json, hash_parts, join_items, keyer
 from evaluator.lock import Lock, blob_matches
 from evaluator.sandbox import SandboxLimits
 from evaluator.taskset import Task, TaskSet
@@ -61,6 +61,11 @@ class GradeSpec:
         """`key_material` serialized once, field by field (a SWE-bench task's test lists run to
         tens of kilobytes; the keys of its grades and exploits reuse these bytes)."""
         return canonical_items(self.key_material)
+
+    @functools.cached_property
+    def key_json(self) -> bytes:
+        """`canonical_json(key_material)`, from `key_items`."""
+        return join_items(self.key_items)
 
     def patch_keyer(self, rep: int = 0, grader: str | None = None) -> Callable[[str], str]:
         """`patch_hash -> grade_key(self, patch_hash, rep, grader)`, the spec's bytes hashed
