@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from evaluator.sandbox._leftovers import _abandoned
+from evaluator.sandbox._labels import abandoned as _abandoned
 from evaluator.store import Store
 from tests.pipeline.support import Project, executed
 
