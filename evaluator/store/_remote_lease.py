@@ -8,6 +8,10 @@ holder renews it every third of its time to live (a heartbeat thread: a crashed 
 to drop its lease, so an unrenewed lease is a dead one) and deletes it once the block ends, by
 which time its record has been pushed (`Store.put` pushes before it lands).
 
+A credential without s3:DeleteObject (the README's advice for records and blobs) cannot delete
+it: then the lease is released by overwriting it with a released mark (If-Match its ETag), said
+once per run, and a waiter takes a released lease as it takes an expired one.
+
 A machine that finds the lease held asks the remote for the record every `poll_s` and, once its
 holder pushes it, lands it and runs nothing. A waiter that has seen one ETag for longer than the
 time to live, by its own monotonic clock (so the machines' clocks need not agree), takes the
@@ -30,7 +34,7 @@ import time
 from collections.abc import Iterator
 
 from evaluator.errors import InfraError
-from evaluator.remote import MODE_ENV, RemoteUnavailableError
+from evaluator.remote import MODE_ENV, RemoteAccessError, RemoteUnavailableError
 from evaluator.store._lease import Landed, Leases, Waiting
 from evaluator.store._through import RemoteCache
 
@@ -49,6 +53,7 @@ class RemoteLeases:
         self.ttl_s = ttl_s
         self.poll_s = poll_s
         self._off = False  # a lease write was refused: local leases only for the rest of the run
+        self.no_delete = False  # a delete was refused: release by a released mark instead
 
     @contextlib.contextmanager
     def hold(self, kind: str, key: str, landed: Landed,
@@ -110,6 +115,11 @@ class RemoteLeases:
                 return None  # released since: its record may be there now
             data, etag = current
             now = time.monotonic()
+            if is_released(data):
+                taken = backend.replace_lease(kind, key, self.body(), etag)
+                if taken is not None:
+                    return taken
+                continue  # another machine took it first: look at it again
             if etag != seen:
                 seen, since = etag, now
             elif now - since > self.ttl_s:
@@ -125,6 +135,10 @@ class RemoteLeases:
             time.sleep(self.poll_s)
             if self.cache.fetch_now(kind, key):
                 return None
+
+    def released_body(self) -> bytes:
+        return json.dumps({"holder": f"pid {os.getpid()} on {socket.gethostname()}",
+                           "released": time.time()}).encode()
 
     def body(self, beat: int = 0) -> bytes:
         """A lease's content: who holds it and until when (for people; expiry is judged by the
@@ -169,18 +183,38 @@ class _Held:
         self._stop.set()
         if self._thread.is_alive():
             self._thread.join()
+        leases, backend = self.leases, self.leases.cache.backend
         try:
-            self.leases.cache.backend.delete_lease(self.kind, self.key, self.etag)
+            if not leases.no_delete:
+                try:
+                    backend.delete_lease(self.kind, self.key, self.etag)
+                    return
+                except RemoteAccessError as exc:
+                    leases.no_delete = True
+                    leases.cache.report(
+                        f"this credential may not delete leases ({exc}); they are released by "
+                        f"overwriting them instead (grant s3:DeleteObject on the prefix's "
+                        f"leases/ to remove them)")
+            backend.replace_lease(self.kind, self.key, leases.released_body(), self.etag)
         except InfraError as exc:
             self.leases.cache.report(f"could not release the lease of {self.kind}/{self.key} "
                                      f"({exc}); it expires {self.leases.ttl_s:.0f} s after its "
                                      f"last renewal")
 
 
+def _fields(data: bytes) -> dict[str, object]:
+    try:
+        fields = json.loads(data)
+    except ValueError:
+        return {}
+    return fields if isinstance(fields, dict) else {}
+
+
 def holder_of(data: bytes) -> str:
     """Who a lease's content names, for a message."""
-    try:
-        holder = json.loads(data).get("holder")
-    except (ValueError, AttributeError):
-        holder = None
+    holder = _fields(data).get("holder")
     return holder if isinstance(holder, str) else "another machine"
+
+
+def is_released(data: bytes) -> bool:
+    return "released" in _fields(data)

@@ -6,12 +6,22 @@ from __future__ import annotations
 import json
 import os
 import threading
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 
+from evaluator.remote import RemoteConfig, S3Remote
 from evaluator.store import Store
 from tests.helpers import free_port
-from tests.remote.support import KEY, MakeRemote, MakeStore, put_attempt, quick_leases
+from tests.remote.support import (
+    KEY,
+    MakeRemote,
+    MakeStore,
+    TeamBucket,
+    put_attempt,
+    quick_leases,
+    s3_client,
+)
 
 DEAD = json.dumps({"holder": "pid 4242 on ci-runner-7"}).encode()
 
@@ -178,3 +188,24 @@ def test_a_read_only_remote_leaves_the_local_lease_said_once(make_store: MakeSto
             pass
     assert store.remote is not None and len(store.remote.problems) == 1
     assert "EVAL_REMOTE_MODE is 'read'" in store.remote.problems[0]
+
+
+def test_a_writer_that_may_not_delete_releases_by_a_mark(tmp_path: Path,
+                                                         team_bucket: TeamBucket) -> None:
+    """The README's write credential has no s3:DeleteObject: a lease is released all the same,
+    by a conditional overwrite, and the next machine takes it at once (not after a TTL)."""
+    config = RemoteConfig.parse(f"s3://{team_bucket.bucket}/leases-{uuid.uuid4().hex[:8]}",
+                                "readwrite", team_bucket.endpoint)
+    first, second = (
+        Store(tmp_path / name, S3Remote(config, client_factory=lambda c: s3_client(
+            team_bucket.endpoint, credential=team_bucket.writer)), notify=lambda line: None)
+        for name in ("ci-1", "ci-2"))
+    with first.leases.hold("attempt", KEY, lambda: False):
+        pass
+    assert first.remote is not None and len(first.remote.problems) == 1
+    assert "may not delete leases" in first.remote.problems[0]
+    assert (lease_of(first) or {}).get("released")
+    quick_leases(second, ttl_s=3600)  # a takeover would never come: only the mark lets it in
+    ran: list[str] = []
+    run_once(second, ran, inside=lambda: ran.append(str(lease_of(second))))
+    assert ran[0] == str(second.root) and "released" not in ran[1]
