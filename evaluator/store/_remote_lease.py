@@ -59,7 +59,7 @@ class RemoteLeases:
     def hold(self, kind: str, key: str, landed: Landed,
              waiting: Waiting = lambda holder: None) -> Iterator[None]:
         with self.local.hold(kind, key, landed, waiting):
-            held = None if landed() else self._acquire(kind, key, waiting)
+            held = None if landed() else self._acquire(kind, key, landed, waiting)
             try:
                 yield
             finally:
@@ -79,12 +79,12 @@ class RemoteLeases:
         self.cache.report(f"leases are held on this machine only ({why}): a run on another "
                           f"machine may run the same target at the same time")
 
-    def _acquire(self, kind: str, key: str, waiting: Waiting) -> _Held | None:
+    def _acquire(self, kind: str, key: str, landed: Landed, waiting: Waiting) -> _Held | None:
         """The remote lease, or None: the record landed from the remote (nothing to run), or
         the remote cannot hold leases this run (the local lease alone)."""
         try:
             while self._usable():
-                if self.cache.fetch_now(kind, key):
+                if landed() or self.cache.fetch_now(kind, key):  # landed while we waited
                     return None
                 etag = self._take(kind, key, waiting)
                 if etag is None:
