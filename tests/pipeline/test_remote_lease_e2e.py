@@ -56,5 +56,8 @@ def test_two_jobs_on_one_remote_pay_for_each_attempt_once(gated: Project, tmp_pa
     assert records[0] == records[1] and len(records[0]) == 8  # both keep the team's records
     paid = sum(r["cost"]["total_usd"] for r in records[0].values())
     assert paid > 0 and spent(jobs[0]) + spent(jobs[1]) == pytest.approx(paid), log
+    # Started together, the two meet on the first attempts at least: one waits on the other's
+    # lease in the bucket (in the runs measured, one job waited on every attempt and most grades).
+    assert f"(through s3://{BUCKET}/ci); waiting" in log, log
     s3 = s3_client(team_remote["EVAL_REMOTE_ENDPOINT"])
     assert "Contents" not in s3.list_objects_v2(Bucket=BUCKET, Prefix="ci/leases/")  # all released
