@@ -16,7 +16,14 @@ from evaluator.attempts._isolation import (
 from evaluator.attempts._key import attempt_key, attempt_material, attempt_price, attempt_seed
 from evaluator.attempts._record import AttemptRecord
 from evaluator.errors import BadInputError
-from evaluator.gold import INCOMPLETE, VALID, VerdictRecord, required_spec, verdicts
+from evaluator.gold import (
+    INCOMPLETE,
+    VALID,
+    VerdictRecord,
+    required_spec,
+    verdicts,
+    why_undecided,
+)
 from evaluator.grading import GradeSpec, grade_key, grade_spec
 from evaluator.lock import Lock
 from evaluator.result import result_key
@@ -95,9 +102,11 @@ def plan_eval(task_set: TaskSet, lock: Lock, spec: EvalSpec, store: Store,
     gate = verdicts(store, task_set, lock)
     undecided = sorted(t for t, v in gate.items() if v.verdict == INCOMPLETE)
     if undecided:
+        why = "; ".join(why_undecided(store, task_set.name, undecided, lock.version))
         raise BadInputError(
             f"the gold gate of {task_set.name!r} is not decided for {len(undecided)} task(s) "
-            f"({', '.join(undecided[:5])}); run `doit gold:{task_set.name}` first"
+            f"({', '.join(undecided[:5])}{', ...' if len(undecided) > 5 else ''}); why: {why}; "
+            f"run `doit gold:{task_set.name}` first"
         )
     limits = grade_spec(task_set, task_set.tasks[0], lock).limits
     table = spec.price_table()

@@ -80,5 +80,6 @@ def _attempt_details(a: AttemptRecord | None) -> dict[str, Any]:
         "patch_bytes": given("patch_bytes"),
         "git_commit": prov.get("git_commit"),
         "git_dirty": prov.get("git_dirty"),
-        "harness_version": prov.get("harness_version"),
+        "harness_source": prov.get("harness_source"),
+        "contracts": prov.get("contracts"),
     }

@@ -91,6 +91,23 @@ class Index:
         for (body,) in self._db().execute(sql, (kind, *where.values())):
             yield json.loads(body)
 
+    def fields(self, kind: str, paths: tuple[str, ...], **where: str
+               ) -> Iterator[tuple[Any, ...]]:
+        """(key, value at each JSON path) of every record of `kind` matching `where`, in one
+        query that reads only those values out of each body (`$.inputs`, `$.agent.name`): a
+        set's 100,000 attempts are summarised without parsing 100,000 records."""
+        unknown = set(where) - set(COLUMNS)
+        if unknown:
+            raise ValueError(f"cannot filter on {sorted(unknown)}; use one of {COLUMNS}")
+        # Each value with its JSON type: objects and arrays come back as JSON text.
+        picks = "".join(", json_extract(body, ?), json_type(body, ?)" for _ in paths)
+        clause = "".join(f" AND {c} = ?" for c in where)
+        sql = f"SELECT key{picks} FROM records WHERE kind = ?{clause}"
+        args = [p for path in paths for p in (path, path)]
+        for key, *got in self._db().execute(sql, (*args, kind, *where.values())):
+            yield (key, *(json.loads(v) if t in ("object", "array") else v
+                          for v, t in zip(got[::2], got[1::2], strict=True)))
+
     def keys(self, kind: str) -> set[str]:
         return {k for (k,) in self._db().execute("SELECT key FROM records WHERE kind = ?", (kind,))}
 
