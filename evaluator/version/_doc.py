@@ -57,6 +57,12 @@ observation v1 -> v2"); `evaluator contracts` prints the versions in force.
 
 A change that only looks like a behaviour change to a test (a golden that recorded something
 accidental: a path, a clock) is fixed in the test, not by a bump.
+
+A new harness file needs a decision: add it to a contract's `paths` (globs under `evaluator/`;
+`*` crosses folders, so `sandbox/*` covers a backend's subpackage too) or to `NEUTRAL` with the
+reason its changes move no outcome; `tests/version/test_contracts.py` fails until it has one.
+Moving files keeps their contract as long as a glob still matches (the same test fails when a
+glob matches nothing).
 """
 
 
