@@ -18,6 +18,7 @@ from evaluator.reports._inputs import Inputs
 from evaluator.reports._pinning import GRADED, carried_over, check_result, check_verdict
 from evaluator.result import ResultRecord
 from evaluator.subjects import Subject, agent_subject, prediction_subjects, subject_cells
+from evaluator.version import harness_version
 
 _MAX_PROBLEMS = 30
 
@@ -132,9 +133,9 @@ def _redecided(inputs: Inputs, cells: list[dict[str, Any]]) -> list[str]:
                      for a, (_, _, status) in older.items() if status != current[a]["status"])
     froms = ", ".join(sorted({v for _, v, _ in older.values()}))
     shown = "; changed: " + ", ".join(changed[:10]) + (" ..." if len(changed) > 10 else "")
-    return [f"{len(older)} result(s) were decided again under grader {inputs.grader_version} "
-            f"(before: {froms}); {len(older) - len(changed)} kept their outcome"
-            + (shown if changed else "")]
+    return [f"{len(older)} result(s) were decided again under {inputs.grader_version} / "
+            f"{harness_version('result')} (before: {froms}); {len(older) - len(changed)} kept "
+            f"their outcome" + (shown if changed else "")]
 
 
 def _unreached(inputs: Inputs, cells: list[dict[str, Any]]) -> list[str]:

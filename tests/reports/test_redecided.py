@@ -33,7 +33,7 @@ def test_a_regrade_keeps_unchanged_outcomes_and_names_the_ones_that_moved(
     assert (after["cand"]["resolved"], before["cand"]["resolved"]) == (1, 2)
     notes = report_summary("mini", record_looks=False, **w.kwargs)["notes"]
     [said] = [n for n in notes if "decided again" in n]
-    assert said.startswith("4 result(s) were decided again under grader grader-v2+sandbox-v1+"
-                           "seal-v1 (before: grader-v1+sandbox-v1+seal-v1 / result-v1); 3 kept "
+    assert said.startswith("4 result(s) were decided again under grader-v2+sandbox-v1+seal-v1 / "
+                           "result-v1 (before: grader-v1+sandbox-v1+seal-v1 / result-v1); 3 kept "
                            "their outcome; changed: cand/t2/0 (resolved -> failed)"), said
     assert len(list(w.store.iter_records("attempt"))) == 4  # no agent ran again
