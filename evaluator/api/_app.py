@@ -1,4 +1,4 @@
-"""The FastAPI app: four endpoints over the runs database, the store and the reports."""
+"""The FastAPI app: five endpoints over the runs database, the store and the reports."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ from evaluator.api._supervisor import Supervisor
 from evaluator.api._ui import router as _ui_router
 from evaluator.api._views import run_view
 from evaluator.errors import BadInputError, InfraError, StaleLockError
-from evaluator.reports import compare, leaderboard_rows
+from evaluator.reports import Sources, agreement_view, compare, leaderboard_rows
 from evaluator.store import Store
 
 _bearer = HTTPBearer(auto_error=False, description=f"the server's token ({TOKEN_ENV} or --token)")
@@ -164,6 +164,22 @@ def get_compare(task_set: _TaskSet, a: _AgentQ, b: _AgentQ, request: Request) ->
     ra, rb = AgentRef.parse(a), AgentRef.parse(b)
     return compare(task_set, ra.name, rb.name, identity_a=ra.identity, identity_b=rb.identity,
                    **_sources(s))
+
+
+_Subject = Annotated[str | None, Query(max_length=200, pattern=r"^[\w.@/+:-]+$",
+                                       description="one imported submission (default: all)")]
+
+
+@_router.get("/agreement", response_model=list[dict[str, Any]], responses=_NOT_READY)
+def get_agreement(task_set: Annotated[str, Query(max_length=100, pattern=f"^{NAME_PATTERN}$")],
+                  request: Request, subject: _Subject = None) -> list[dict[str, Any]]:
+    """Each imported submission's agreement table (`evaluator import submission`): per
+    instance its published outcome beside our grade, the tests that differ with both outputs'
+    lines, and the cause of each difference."""
+    s = _settings(request)
+    if not (s.tasks_root / task_set / "set.yaml").is_file():
+        raise BadInputError(f"unknown task set {task_set!r}")
+    return agreement_view(task_set, Sources.of(**_sources(s)), subject)
 
 
 def _sources(s: Settings) -> dict[str, Any]:

@@ -145,7 +145,8 @@ def write_verdict(store: Store, task_set: TaskSet, lock: Lock, plan: GoldPlan) -
                    "of this task can be forged (see its page); " + d.why)
     record = VerdictRecord(
         task_set=task_set.name, task_id=plan.task.id, status=verdict, verdict=verdict, why=why,
-        dropped=d.dropped, fixture=plan.task.spec.fixture, lock_version=lock.version,
+        dropped=d.dropped, skipped=list(d.skipped), unreported=list(d.unreported),
+        no_report=list(d.no_report), fixture=plan.task.spec.fixture, lock_version=lock.version,
         grader_version=harness_version("grader"),
         rules={**contract_versions("verdict"), **contract_versions("exploits"),
                **contract_versions("result")},

@@ -31,7 +31,7 @@ class GradeSpec:
     limits: SandboxLimits
     pytest_plugins: tuple[str, ...] = ()  # loaded with -p: autoloading is off at grading
     results: str = "junit"  # how the run's results are read: JUnit, or a runner's log
-    pass_to_pass_rule: str = "passed"  # "swebench": a skipped or xfail PASS_TO_PASS test is kept
+    pass_to_pass_rule: str = "passed"  # "swebench": a skip is kept as SWE-bench keeps it
 
     @functools.cached_property
     def key_material(self) -> dict[str, Any]:

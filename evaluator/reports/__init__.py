@@ -7,6 +7,7 @@ task set, lock version, lock and grader version; otherwise the comparison is ref
 reason. Anything that differs from the lock makes the report refuse (StaleLockError).
 """
 
+from evaluator.reports._agreement import agreement_gate, agreement_view
 from evaluator.reports._api import (
     compare,
     leaderboard,
@@ -32,6 +33,8 @@ __all__ = [
     "Sources",
     "add_commands",
     "agent_identities",
+    "agreement_gate",
+    "agreement_view",
     "comparability",
     "compare",
     "console_text",

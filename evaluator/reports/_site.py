@@ -9,6 +9,7 @@ from typing import Any
 from evaluator.gold import VerdictRecord
 from evaluator.images import history_summary
 from evaluator.reports import _plots
+from evaluator.reports._agreement import SiteTables
 from evaluator.reports._collect import collect
 from evaluator.reports._inputs import Inputs, open_inputs
 from evaluator.reports._sources import PathLike, Sources
@@ -44,7 +45,7 @@ def report_site(task_set: str, *, summary: dict[str, Any] | None = None,
         return {"forest.png": forest_png or _plots.forest_plot(compared)} if compared else {}
 
     data = RunData(task_set=task_set, summary=numbers, cells=collected.cells, tasks=tasks,
-                   assets=_Later(plots))
+                   assets=_Later(plots), agreement=SiteTables(inputs))
     return Site(data, inputs.store)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from evaluator.gold import exploit_summary, summary_line
+from evaluator.reports._agreement import agreement_section
 from evaluator.reports._collect import Collected
 from evaluator.reports._compare import Looker, decide, pending, side
 from evaluator.reports._inputs import Inputs
@@ -56,6 +57,7 @@ def build_summary(inputs: Inputs, collected: Collected, *, alpha: float = ALPHA,
         "exploit_gate": {**(gate := exploit_summary(inputs.gate)), "line": summary_line(gate)},
         "dropped_tests": {t: v.dropped for t, v in sorted(inputs.gate.items()) if v.dropped},
         "outcomes": outcome_grid(inputs, collected, order),
+        "agreement": agreement_section(inputs),  # imported submissions, re-verified
         "notes": collected.notes + _notes(inputs, board, collected.cells),
     }
 

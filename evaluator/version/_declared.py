@@ -86,7 +86,9 @@ VERDICT = Contract(
     ("verdicts from whole-run outcomes of the gold and empty patch",
      "per-test flakiness: a PASS_TO_PASS test that flips between gold reps is dropped",
      "a PASS_TO_PASS test's flips are looked for over the reps of both patches",
-     "the exploit gate: a task one bundled exploit resolves unflagged on is exploitable"),
+     "the exploit gate: a task one bundled exploit resolves unflagged on is exploitable",
+     "reps with no report are no flips; skipped, unreported and no-report tests are named "
+     "(issue 35)"),
     ("gold/_verdict.py", "gold/_gate.py"),
     "tests/contracts/test_verdict_golden.py",
 )
@@ -136,6 +138,10 @@ NEUTRAL: tuple[Neutral, ...] = (
             "a change re-renders reports only"),
     Neutral(("executor/*", "subjects/*"), "where work runs and who is scored: the sandbox "
             "contract makes backends and nodes agree"),
+    Neutral(("submissions/*",), "published submissions read and set beside our grades: they "
+            "are graded through the grader; agreement is a report"),
+    Neutral(("inference/*",), "the launcher of a real model server: what a model answers is "
+            "the model's (its id is in the attempt key), where it is served is no outcome"),
     Neutral(("attempts/__init__.py", "attempts/README.md", "attempts/_config.py",
              "attempts/_conversation.py", "attempts/_key.py", "attempts/_plan.py",
              "attempts/_provenance.py", "attempts/_record.py", "attempts/_result.py",

@@ -50,6 +50,8 @@ class RunData:
     cells: Sequence[Mapping[str, Any]]  # the report's rows: agent, task_id, sample_idx, status..
     tasks: Mapping[str, TaskInfo]
     assets: Mapping[str, bytes] = field(default_factory=dict)  # e.g. forest.png, copied as is
+    # Imported submissions' agreement tables (`Table.to_dict`), for agreement.html; none: no page
+    agreement: Sequence[Mapping[str, Any]] = ()
 
     def cell(self, attempt_key: str) -> Mapping[str, Any] | None:
         return self._by_key.get(attempt_key)

@@ -2,7 +2,7 @@
 
 Paths are relative and the same in both, so a page links alike from disk and under `/ui/`:
 
-    index.html  grid.html  style.css  <assets>
+    index.html  grid.html  style.css  <assets>  agreement.html (imported submissions)
     attempts/<key>.html    attempts/<key>/<file>     (step-N.txt, patch.diff.txt, test-output.txt, ..)
     tasks/<id>.html        tasks/<id>/<file>         (gold-N.txt, empty-N.txt)
 """
@@ -20,6 +20,7 @@ from evaluator.viewer._data import Limits, Records, RunData
 from evaluator.viewer._render import TEMPLATES, render
 from evaluator.viewer._task import task_view
 
+AGREEMENT = "agreement.html"  # imported submissions re-verified (when there are any)
 _ATTEMPT = re.compile(r"^attempts/([0-9a-f]{8,128})\.html$")
 _ATTEMPT_FILE = re.compile(r"^attempts/([0-9a-f]{8,128})/([a-z0-9._-]{1,64})$")
 _TASK = re.compile(r"^tasks/([a-z0-9][a-z0-9._-]*)\.html$")
@@ -51,6 +52,9 @@ class Site:
                           tasks=self.data.tasks, assets=self.data.assets)
         if path == "grid.html":
             return render("grid.html.j2", **self._common(0), grid=self._grid())
+        if path == AGREEMENT:
+            return render("agreement.html.j2", **self._common(0),
+                          tables=self.data.agreement) if self.data.agreement else None
         if (fixed := static_file(path)) is not None:
             return fixed
         if m := _ATTEMPT.match(path):
@@ -91,7 +95,8 @@ class Site:
         return out_dir / "index.html"
 
     def _write_into(self, root: Path) -> None:
-        pages = ["index.html", "grid.html", "style.css", *self.data.assets]
+        pages = ["index.html", "grid.html", "style.css", *self.data.assets,
+                 *([AGREEMENT] if self.data.agreement else [])]
         for path in pages:
             _put(root / path, self.page(path) or b"")
         for cell in self.data.cells:

@@ -22,6 +22,7 @@ from tests.contracts.golden import check
 from tests.helpers import unavailable
 
 PROBE = "tests.contracts.probe_agent"
+_CLOCKS = {"latency_s", "queue_s", "timings"}  # how long a call took or waited: the clock's
 
 
 class RecordingSandbox:
@@ -63,7 +64,7 @@ def _drive(tmp_path: Path, entry: str, isolation: str, **limits: Any) -> dict[st
     if out.exit_reason == "wall_clock_limit":  # how far it got in the time is the clock's
         return {"exit_reason": out.exit_reason, "detail": out.detail}
     return {"exit_reason": out.exit_reason, "detail": out.detail, "submission": out.submission,
-            "meter": {"calls": [{k: v for k, v in c.items() if k != "latency_s"}
+            "meter": {"calls": [{k: v for k, v in c.items() if k not in _CLOCKS}
                                 for c in m.calls], "totals": m.totals(), "cost_usd": m.cost_usd},
             "sandbox": sandbox.calls[:5], "model": [c.messages for c in model.calls][:3],
             "steps": [_step(s) for s in steps]}
