@@ -15,7 +15,7 @@ from dataclasses import asdict
 from typing import Any
 
 from evaluator.agents import Agent, code_closure, environment_identity
-from evaluator.hashing import hash_json
+from evaluator.hashing import canonical_items, hash_json, keyer
 from evaluator.lock import TaskPin
 from evaluator.model import Prices
 from evaluator.sandbox import SandboxLimits
@@ -29,7 +29,12 @@ ATTEMPT_ROOTS = ("evaluator.attempts._run", "evaluator.agents._child")
 
 def attempt_seed(agent: Agent, sample_idx: int) -> int:
     """Each sample's seed, derived from the agent's base seed so samples differ reproducibly."""
-    return int(hash_json([agent.spec.sampling.seed, sample_idx])[:8], 16)
+    return _seed(agent.spec.sampling.seed, sample_idx)
+
+
+@functools.lru_cache(maxsize=65536)
+def _seed(base: int | None, sample_idx: int) -> int:
+    return int(hash_json([base, sample_idx])[:8], 16)
 
 
 def attempt_price(agent: Agent, prices: Prices) -> dict[str, Any] | str | None:
@@ -101,5 +106,19 @@ def attempt_key(material: dict[str, Any]) -> str:
     return hash_json(material)
 
 
-__all__ = ["ATTEMPT_ROOTS", "attempt_key", "attempt_material", "attempt_price", "attempt_seed",
-           "harness_environment", "input_digest"]
+# The fields of an attempt's material that differ between the samples of one agent and task.
+_PER_SAMPLE = ("sample_idx", "seed")
+
+
+def attempt_keys(agent: Agent, task: Task, pin: TaskPin, samples: int, limits: SandboxLimits,
+                 price: dict[str, Any] | str | None = None) -> list[str]:
+    """`attempt_key(attempt_material(...))` of samples 0 .. samples-1, the material made and
+    serialized once: a plan of 100,000 attempts hashes only what differs per sample."""
+    base = attempt_material(agent, task, pin, 0, limits, price)
+    key = keyer(canonical_items({k: v for k, v in base.items() if k not in _PER_SAMPLE}),
+                *_PER_SAMPLE)
+    return [key(s, attempt_seed(agent, s)) for s in range(samples)]
+
+
+__all__ = ["ATTEMPT_ROOTS", "attempt_key", "attempt_keys", "attempt_material", "attempt_price",
+           "attempt_seed", "harness_environment", "input_digest"]

@@ -10,6 +10,7 @@ identity parts, an old environment's distributions). Nothing here runs when noth
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -26,8 +27,8 @@ from evaluator.errors import InfraError
 from evaluator.store import Store
 from evaluator.version import CONTRACTS, harness_version, parse_label
 
-_ATTEMPT = ("$.agent.name", "$.task_id", "$.sample_idx", "$.created", "$.inputs")
-_RESULT = ("$.attempt", "$.grader_version", "$.result_version", "$.grade", "$.created")
+_ATTEMPT = ("agent.name", "task_id", "sample_idx", "created", "inputs")
+_RESULT = ("attempt", "grader_version", "result_version", "grade", "created")
 _SHOWN = 8  # reasons listed; the rest are counted
 _ORDER = ["harness", "simulator", "agent"]  # what an upgrade moves first, then the task's inputs
 # What a moved part of an attempt's key means, for a person.
@@ -112,7 +113,8 @@ def explain_results(store: Store, plan: EvalPlan) -> list[str]:
 
 def _moved(plan: EvalPlan, pa: PlannedAttempt, row: tuple[Any, ...],
            details: _Details) -> list[str]:
-    key, agent, _task, _sample, _created, old = row
+    key, agent, _task, _sample, _created, text = row
+    old = json.loads(text) if text else None  # the index gives an object as its JSON text
     if not old:
         return ["made before attempt records kept their inputs (keys by harness source)"]
     new = recorded_inputs(plan, pa)

@@ -9,6 +9,7 @@ reason. Anything that differs from the lock makes the report refuse (StaleLockEr
 
 from evaluator.reports._agreement import agreement_gate, agreement_view
 from evaluator.reports._api import (
+    ReportService,
     compare,
     leaderboard,
     leaderboard_rows,
@@ -30,6 +31,7 @@ __all__ = [
     "GATE_WORSE",
     "Comparability",
     "LookRecord",
+    "ReportService",
     "Sources",
     "add_commands",
     "agent_identities",

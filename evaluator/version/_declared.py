@@ -145,9 +145,9 @@ NEUTRAL: tuple[Neutral, ...] = (
     Neutral(("attempts/__init__.py", "attempts/README.md", "attempts/_config.py",
              "attempts/_conversation.py", "attempts/_key.py", "attempts/_plan.py",
              "attempts/_provenance.py", "attempts/_record.py", "attempts/_result.py",
-             "attempts/_stale.py", "attempts/_summary.py"),
-            "plans, keys and records of attempts: a change to what a key holds changes the "
-            "keys themselves"),
+             "attempts/_stale.py", "attempts/_state.py", "attempts/_summary.py"),
+            "plans, keys, records of attempts and which are done: a change to what a key holds "
+            "changes the keys themselves"),
     Neutral(("agents/__init__.py", "agents/_closure.py", "agents/_config.py",
              "agents/_distributions.py", "agents/_environment.py"),
             "agent configs and identities: what they compute is the identity, a key input"),

@@ -24,19 +24,22 @@ import requests
 
 from evaluator.errors import BadInputError, SandboxError
 from evaluator.images import TASK_USER, TASK_WORKDIR, sealed_image
-from evaluator.sandbox import _overlay as overlay
 from evaluator.sandbox import _registry
-from evaluator.sandbox._accounts import Account, resolve_account
-from evaluator.sandbox._client import docker_client, sandbox_error
-from evaluator.sandbox._disk import DiskMode, disk_mode, layer_size
-from evaluator.sandbox._docker import DockerSandbox
-from evaluator.sandbox._images import EngineImages
-from evaluator.sandbox._lease import CONTAINER_OPTIONS as lease_options
-from evaluator.sandbox._lease import Lease, keeper_command
-from evaluator.sandbox._leftovers import cleanup_leftovers, managed_labels
-from evaluator.sandbox._overlay import Overlay
+from evaluator.sandbox._exec import ExecSandbox
+from evaluator.sandbox._labels import managed_labels
 from evaluator.sandbox._removal import remove_later
 from evaluator.sandbox._types import Backend, SandboxLimits
+from evaluator.sandbox.docker import _overlay as overlay
+from evaluator.sandbox.docker._accounts import resolve_account
+from evaluator.sandbox.docker._client import sandbox_error
+from evaluator.sandbox.docker._container import ContainerMachine
+from evaluator.sandbox.docker._disk import DiskMode
+from evaluator.sandbox.docker._engine import DockerEngine, Engine
+from evaluator.sandbox.docker._images import EngineImages
+from evaluator.sandbox.docker._lease import CONTAINER_OPTIONS as lease_options
+from evaluator.sandbox.docker._lease import Lease, keeper_command
+from evaluator.sandbox.docker._leftovers import cleanup_leftovers
+from evaluator.sandbox.docker._overlay import Overlay
 
 _ERRORS = (docker.errors.DockerException, requests.RequestException, ConnectionError)
 # Leftover cleanup must not remove a container its owner is still opening or closing.
@@ -53,25 +56,25 @@ _cleaned_lock = threading.Lock()
 
 
 class DockerSandboxes:
-    """Opens `DockerSandbox`es (the `Sandboxes` of the Docker backend); the first open in a
-    process removes earlier runs' leftovers."""
+    """Opens sandboxes as containers of a Docker-API engine (the `Sandboxes` of the Docker
+    backend, and of podman's through its Docker-compatible service): `engine` says what the
+    engine does its own way (default: Docker's, at `client` or DOCKER_HOST). The first open in
+    a process removes earlier runs' leftovers."""
 
-    name = "docker"
-
-    def __init__(self, client: docker.DockerClient | None = None) -> None:
-        self._client = client
+    def __init__(self, client: docker.DockerClient | None = None, *,
+                 engine: Engine | None = None) -> None:
+        self.engine: Engine = engine or DockerEngine(client)
+        self.name = self.engine.name
         self._version: str | None = None
         self._disk: DiskMode | None = None
 
     @property
     def client(self) -> docker.DockerClient:
-        if self._client is None:
-            self._client = docker_client()
-        return self._client
+        return self.engine.client
 
     @property
     def images(self) -> EngineImages:
-        return EngineImages(self.client)
+        return self.engine.images
 
     def backend(self) -> Backend:
         if self._version is None:
@@ -79,7 +82,8 @@ class DockerSandboxes:
                 self._version = str(self.client.version().get("Version") or "?")
             except _ERRORS as e:
                 raise sandbox_error("asking the Docker engine for its version", e) from e
-        return Backend(self.name, self._version, disk=self._disk or "")
+        return Backend(self.name, self._version, disk=self._disk or "",
+                       detail=self.engine.detail())
 
     def alive(self) -> bool:
         try:
@@ -96,18 +100,18 @@ class DockerSandboxes:
         workdir: str = TASK_WORKDIR,
         purpose: str = "",
         base_commit: str | None = None,
-    ) -> DockerSandbox:
+    ) -> ExecSandbox:
         """Start a sandbox from the local image `image` (an id or `name@sha256:...`); with
         `base_commit`, from its seal (`evaluator.images.sealed_image`): the repository at
         `workdir` shows that commit and its history, nothing after it."""
         if not PurePosixPath(workdir).is_absolute() or PurePosixPath(workdir) == PurePosixPath("/"):
             raise BadInputError(f"workdir {workdir!r} must be an absolute path below /")
-        client = self.client
+        client, engine = self.client, self.engine
         self._cleanup_once()
-        image_id, image_size = self._image(image)
+        image_id, image_size = engine.image(image)
         if base_commit is not None:
-            image_id, image_size = self._image(_sealed(client, image_id, workdir, base_commit))
-        mode = self._disk = self._disk_mode(client, image_id)
+            image_id, image_size = engine.image(_sealed(client, image_id, workdir, base_commit))
+        mode = self._disk = engine.disk_mode(image_id)
         labels = managed_labels(purpose, limits.sandbox_timeout_s + _LABEL_MARGIN_S)
         workdir_overlay: Overlay | None = None
         volumes: list[str] = []  # more volumes of this sandbox, removed with it
@@ -118,7 +122,7 @@ class DockerSandboxes:
             copy_up = mode == "tmpfs" or not account.has_workdir or (
                 mode == "overlay" and workdir_overlay is None)
             keeper = next(u for u in _KEEPER_UIDS if u != account.uid)
-            tmpfs, mounts = self._writable(limits, account, workdir, copy_up, labels, volumes)
+            tmpfs, mounts = engine.writable(limits, account, workdir, copy_up, labels, volumes)
             container = client.containers.create(
                 image_id,
                 command=keeper_command(limits.sandbox_timeout_s + _ORPHAN_GRACE_S),
@@ -129,83 +133,39 @@ class DockerSandboxes:
                 hostname="sandbox",
                 network_mode="none",
                 cap_drop=["ALL"],
-                security_opt=["no-new-privileges"],
                 tmpfs=tmpfs,
                 mounts=_mounts(workdir_overlay, workdir) + mounts,
                 labels=labels,
-                **self._limit_options(limits),
-                **self._disk_options(mode, image_size, limits),
+                **engine.create_options(mode, image_size, limits),
             )
-            self._check_created(container)
+            engine.check_created(container)
         except BaseException as e:
             _drop(client, workdir_overlay, volumes)
             if isinstance(e, _ERRORS):
-                raise self._create_error(f"creating a sandbox from {image}", e) from e
+                raise engine.error(f"creating a sandbox from {image}", e) from e
             raise
         try:
             lease = Lease(client, container.id)  # before the start: PID 1 reads it from birth
         except BaseException:
-            remove_later(container, lambda: _drop(client, workdir_overlay, volumes))
+            remove_later(ContainerMachine(client, container),
+                         lambda: _drop(client, workdir_overlay, volumes))
             raise
-        sandbox = DockerSandbox(
-            client, container, limits, user=user, workdir=workdir,
+        machine = ContainerMachine(client, container, lease)
+        sandbox = ExecSandbox(
+            machine, limits, user=user, workdir=workdir,
             on_close=_closer(client, workdir_overlay, volumes),
-            disk_used=self._disk_meter(mode, workdir_overlay, container), lease=lease,
-            prelude=self._prelude(mode, limits), unset=self._unset(image_id),
+            disk_used=engine.disk_meter(mode, workdir_overlay, machine),
+            prelude=engine.prelude(mode, limits), unset=engine.unset(image_id),
         )
         _registry.register(sandbox)
         try:
             _start(sandbox, container, workdir, copy=copy_up and account.has_workdir,
-                   error=self._create_error,
-                   on_start=lambda: self._started(container, account, workdir, copy_up))
+                   error=engine.error,
+                   on_start=lambda: engine.started(container, account, workdir, copy_up, limits))
         except BaseException:
             sandbox.close()
             raise
         return sandbox
-
-    # --- what another engine behind the same API does otherwise (see `_podman`) -------------
-    def _disk_mode(self, client: docker.DockerClient, image_id: str) -> DiskMode:
-        return disk_mode(client, image_id)
-
-    def _disk_meter(self, mode: DiskMode, workdir_overlay: Overlay | None,
-                    container: docker.models.containers.Container,
-                    ) -> Callable[[DockerSandbox], int | None] | None:
-        """What measures the sandbox's writes (None: nothing to measure in this mode)."""
-        return _measure(mode, workdir_overlay)
-
-    def _limit_options(self, limits: SandboxLimits) -> dict[str, Any]:
-        """The container's CPU, memory and process caps (its cgroup)."""
-        return {"pids_limit": limits.pids, "mem_limit": f"{limits.memory_mb}m",
-                "memswap_limit": f"{limits.memory_mb}m", "nano_cpus": int(limits.cpus * 1e9)}
-
-    def _check_created(self, container: docker.models.containers.Container) -> None:
-        """Refuse (and remove) a created container that cannot hold the sandbox's limits."""
-
-    def _started(self, container: docker.models.containers.Container, account: Account,
-                 workdir: str, copy_up: bool) -> None:
-        """What the harness does in a started container before anything else runs there."""
-
-    def _writable(self, limits: SandboxLimits, account: Account, workdir: str, copy_up: bool,
-                  labels: dict[str, str], volumes: list[str]) -> tuple[dict[str, str],
-                                                                      list[docker.types.Mount]]:
-        """The sandbox's writable places besides an overlay workdir: tmpfs mounts, and more
-        mounts whose volumes it appends to `volumes` (removed with the sandbox)."""
-        return _tmpfs(limits, account, workdir, with_workdir=copy_up), []
-
-    def _disk_options(self, mode: DiskMode, image_size: int,
-                      limits: SandboxLimits) -> dict[str, Any]:
-        return _disk_options(mode, image_size, limits)
-
-    def _prelude(self, mode: DiskMode, limits: SandboxLimits) -> str:
-        """Shell each exec runs first, for what the container itself does not set."""
-        return ""
-
-    def _unset(self, image_id: str) -> tuple[str, ...]:
-        """Variables the engine adds to every container and each exec removes."""
-        return ()
-
-    def _create_error(self, action: str, error: Exception) -> SandboxError:
-        return sandbox_error(action, error)
 
     def cleanup_leftovers(self) -> int:
         """Remove containers of dead or overdue harness processes; see `cleanup_leftovers`."""
@@ -218,22 +178,6 @@ class DockerSandboxes:
                 return
             _cleaned.add(engine)
         cleanup_leftovers(self.client)
-
-    def _image(self, image: str) -> tuple[str, int]:
-        try:
-            found = self.client.images.get(image)
-            return str(found.id), int(found.attrs.get("Size") or 0)
-        except docker.errors.ImageNotFound as e:
-            raise BadInputError(
-                f"image {image} is not present locally and sandbox images are never pulled: run "
-                "`doit lock:<set>` for the task set that names it (it builds or loads the image)"
-            ) from e
-        except docker.errors.APIError as e:
-            if e.is_client_error():
-                raise BadInputError(f"image reference {image!r} is not usable: {e}") from e
-            raise sandbox_error(f"looking up image {image}", e) from e
-        except _ERRORS as e:
-            raise sandbox_error(f"looking up image {image}", e) from e
 
 
 def _sealed(client: Any, image_id: str, workdir: str, base_commit: str) -> str:
@@ -267,61 +211,19 @@ def _drop(client: Any, workdir_overlay: Overlay | None, volumes: list[str]) -> N
 
 
 def _closer(client: Any, workdir_overlay: Overlay | None,
-            volumes: list[str]) -> Callable[[DockerSandbox], None]:
+            volumes: list[str]) -> Callable[[ExecSandbox], None]:
     if workdir_overlay is None and not volumes:
         return _registry.unregister
 
-    def closed(sandbox: DockerSandbox) -> None:  # on the removal thread, once the container is gone
+    def closed(sandbox: ExecSandbox) -> None:  # on the removal thread, once the container is gone
         _registry.unregister(sandbox)
         _drop(client, workdir_overlay, volumes)
 
     return closed
 
 
-def _measure(mode: DiskMode,
-             workdir_overlay: Overlay | None) -> Callable[[DockerSandbox], int | None] | None:
-    if mode == "watch":
-        return DockerSandbox.layer_bytes
-    if workdir_overlay is not None:
-        upper = workdir_overlay.upper
-        return lambda _sandbox: overlay.used_bytes(upper)
-    return None
-
-
-def _disk_options(mode: DiskMode, image_size: int, limits: SandboxLimits) -> dict[str, Any]:
-    cap = limits.disk_mb << 20
-    fsize = [docker.types.Ulimit(name="fsize", soft=cap, hard=cap)]
-    if mode == "engine":
-        return {"read_only": False, "storage_opt": {"size": layer_size(image_size, limits.disk_mb)}}
-    if mode == "watch":
-        return {"read_only": False, "ulimits": fsize}
-    if mode == "overlay":
-        return {"read_only": True, "ulimits": fsize}
-    return {"read_only": True}
-
-
-def _tmpfs(
-    limits: SandboxLimits, account: Account, workdir: str, *, with_workdir: bool
-) -> dict[str, str]:
-    # exec is allowed: agents build and run code in all three places.
-    base = f"rw,exec,nosuid,nodev,size={limits.disk_mb}m"
-    owned = f"{base},mode=755,uid={account.uid},gid={account.gid}"
-    mounts = {"/tmp": f"{base},mode=1777"}
-    if with_workdir:
-        mounts[workdir] = owned
-    home = account.home
-    if home and all(_apart(home, other) for other in (*mounts, workdir)):
-        mounts[home] = owned
-    return mounts
-
-
-def _apart(a: str, b: str) -> bool:
-    pa, pb = PurePosixPath(a), PurePosixPath(b)
-    return pa != PurePosixPath("/") and not pa.is_relative_to(pb) and not pb.is_relative_to(pa)
-
-
 def _start(
-    sandbox: DockerSandbox, container: docker.models.containers.Container, workdir: str,
+    sandbox: ExecSandbox, container: docker.models.containers.Container, workdir: str,
     *, copy: bool, error: Callable[[str, Exception], SandboxError] = sandbox_error,
     on_start: Callable[[], None] = lambda: None,
 ) -> None:

@@ -38,9 +38,9 @@ from typing import Any
 
 from evaluator.errors import BadInputError, InfraError
 from evaluator.filelock import exclusive
-from evaluator.sandbox import _userns
-from evaluator.sandbox._skopeo import archive_contents, skopeo
-from evaluator.sandbox._unpack import convert_whiteouts, extract
+from evaluator.sandbox.daemonless import _userns
+from evaluator.sandbox.daemonless._skopeo import archive_contents, skopeo
+from evaluator.sandbox.daemonless._unpack import convert_whiteouts, extract
 
 _OCI_MANIFEST = "application/vnd.oci.image.manifest.v1+json"
 _OCI_CONFIG = "application/vnd.oci.image.config.v1+json"

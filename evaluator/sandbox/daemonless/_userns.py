@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evaluator.console import say
-from evaluator.errors import InfraError
+from evaluator.errors import EvalError, InfraError
 from evaluator.settings import settings
 
 MARK = "EVAL_USERNS"  # settings.in_userns: set in the namespace's environment, so `enter` never nests
@@ -158,3 +158,15 @@ def _first(path: Path, name: str, uid: int) -> tuple[int, int] | None:
         if count >= _MIN_IDS:
             return start, count
     return None
+
+
+def enter_user_namespace(why: str) -> None:
+    """Without root and with the daemonless backend set, run this program again in the
+    harness's user namespace (this module); anything else goes on as it is."""
+    if settings.sandbox_backend != "daemonless" or os.geteuid() == 0:
+        return
+    try:
+        ranges()
+    except EvalError:
+        return  # the backend refuses, naming what is missing, when a sandbox is opened
+    enter(why)

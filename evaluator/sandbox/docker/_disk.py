@@ -35,7 +35,7 @@ import requests
 from evaluator.console import say
 from evaluator.errors import BadInputError, SandboxError
 from evaluator.hashing import hash_bytes
-from evaluator.sandbox import _overlay as overlay
+from evaluator.sandbox.docker import _overlay as overlay
 from evaluator.settings import Settings, settings
 
 DiskMode = Literal["overlay", "engine", "watch", "tmpfs"]

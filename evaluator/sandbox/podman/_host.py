@@ -1,5 +1,5 @@
 """What a podman service is: where it listens, rootful or rootless, and so whether a cgroup or
-rlimits hold a sandbox's limits there (see `_podman` and docs/podman.md)."""
+rlimits hold a sandbox's limits there (see `_engine` and docs/podman.md)."""
 
 from __future__ import annotations
 
@@ -69,9 +69,10 @@ def host_of(client: docker.DockerClient) -> Host:
 _LIMITED = ("cpu", "memory", "pids")
 # What the rlimits hold, and what they do not (the record's backend detail names them).
 RLIMITS = ("pids per sandbox (RLIMIT_NPROC in its own user namespace), memory_mb per process "
-           "(RLIMIT_AS: address space, not resident memory, and not summed over processes), cpus "
-           "as CPU seconds per process (RLIMIT_CPU at cpus x sandbox_timeout_s: a total, not a "
-           "rate), tmpfs pages counted in no memory cap")
+           "(RLIMIT_AS: address space) and per sandbox as the harness counts it every 0.5 s "
+           "(its processes' anonymous memory and its tmpfs mounts, which share memory_mb; the "
+           "largest process is killed past it), cpus as CPU seconds per process (RLIMIT_CPU at "
+           "cpus x sandbox_timeout_s: a total, not a rate)")
 
 
 @dataclasses.dataclass(frozen=True)

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import IO
 
 from evaluator.errors import BadInputError, InfraError
-from evaluator.sandbox._userns import overlay_xattrs
+from evaluator.sandbox.daemonless._userns import overlay_xattrs
 
 _CHUNK = 1 << 20
 

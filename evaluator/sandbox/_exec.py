@@ -1,8 +1,10 @@
-"""A sandbox backed by one Docker container, used through `docker exec` only.
+"""A sandbox as every backend gives it: commands run one at a time under a shell wrapper that
+ends each one at its timeout and every process of the sandbox user it left once it ends; a
+deadline for the whole sandbox; a disk watch; files in and out through exec'd `tar` and `head`
+(no backend's file API sees the tmpfs mounts where writable data lives).
 
-Files go in and out through exec'd `tar` and `head` rather than the archive API: the daemon sees
-neither the tmpfs mounts (where all writable data lives) nor, with a read-only root, accepts
-uploads.
+What runs the commands is the backend's `Machine` (the seam): a container of a Docker-API engine
+(`docker`, `podman`) or the daemonless backend's folders and namespaces (`daemonless`).
 """
 
 from __future__ import annotations
@@ -14,17 +16,11 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import PurePosixPath
 from types import TracebackType
-from typing import Any, Protocol, Self
-
-import docker
-import docker.errors
-import requests
+from typing import Protocol, Self
 
 from evaluator.errors import SandboxError
-from evaluator.sandbox._client import sandbox_error
-from evaluator.sandbox._disk import WATCH_INTERVAL_S
 from evaluator.sandbox._removal import remove_later
-from evaluator.sandbox._stream import RawExec, run_exec
+from evaluator.sandbox._stream import RawExec
 from evaluator.sandbox._types import ExecResult, SandboxLimits
 
 # `timeout` SIGKILLs the command's process group at the deadline; once the command ends, `kill
@@ -41,40 +37,56 @@ _WRAPPER = (
 _GRACE_S = 10.0
 _HELPER_TIMEOUT_S = 300.0
 _READ_DEFAULT = 10_000_000
-_ERRORS = (docker.errors.DockerException, requests.RequestException, ConnectionError)
+# How often the disk (and, where no cgroup counts it, the memory) of a sandbox is measured.
+WATCH_INTERVAL_S = 0.5
 
 
-class _Closable(Protocol):
-    def close(self) -> None: ...
+class Machine(Protocol):
+    """What runs one sandbox's commands: the backend's side of `ExecSandbox`."""
+
+    id: str  # the sandbox's id (a container's, or a daemonless sandbox's folder name)
+    short_id: str
+
+    def run(self, argv: list[str], *, deadline: float, limit: int, user: str, workdir: str,
+            env: dict[str, str] | None, stdin: Iterable[bytes] | None) -> RawExec:
+        """Run `argv` until it ends or `deadline` (time.monotonic) passes, keeping `limit`
+        bytes of each stream; SandboxError when the backend failed (not the command)."""
+        ...
+
+    def kill(self) -> None:
+        """Stop everything of the sandbox now (nothing is left running); safe to repeat.
+        SandboxError when the backend could not."""
+        ...
+
+    def remove(self) -> None:
+        """Remove what is left of it (after `kill`, on the removal thread); failures are said,
+        not raised: leftover cleanup takes what stays."""
+        ...
 
 
-class DockerSandbox:
-    """One running container; create it with `DockerSandboxes.open`."""
+class ExecSandbox:
+    """One sandbox of any backend; its backend's `Sandboxes.open` makes it."""
 
     def __init__(
         self,
-        client: docker.DockerClient,
-        container: Any,
+        machine: Machine,
         limits: SandboxLimits,
         *,
         user: str,
         workdir: str,
-        on_close: Callable[[DockerSandbox], None],
-        disk_used: Callable[[DockerSandbox], int | None] | None = None,
-        lease: _Closable | None = None,
+        on_close: Callable[[ExecSandbox], None],
+        disk_used: Callable[[], int | None] | None = None,
         prelude: str = "",
         unset: tuple[str, ...] = (),
     ) -> None:
-        self._client = client
-        self._container = container
+        self.machine = machine
         self.limits = limits
         self.user = user
         self.workdir = workdir
         self._on_close = on_close
-        self._lease = lease  # held while the sandbox is wanted; its loss ends it (`_lease`)
         # Shell run before each exec's wrapper, and variables it removes unless the exec sets
         # them: what an engine cannot set on the container itself (podman: the file-size
-        # limit, the variables it adds; see `_podman`).
+        # limit, the variables it adds; see `podman`).
         self._prelude, self._unset = prelude, unset
         self._deadline = time.monotonic() + limits.sandbox_timeout_s
         self._lock = threading.Lock()
@@ -96,7 +108,7 @@ class DockerSandbox:
 
     @property
     def container_id(self) -> str:
-        return str(self._container.id)
+        return self.machine.id
 
     def exec(
         self,
@@ -188,7 +200,7 @@ class DockerSandbox:
         return self._helper(argv, limit=64_000, stdin=tar_chunks)
 
     def close(self) -> None:
-        """Kill the container now and remove it in the background; safe to call repeatedly."""
+        """Stop the sandbox now and remove it in the background; safe to call repeatedly."""
         with self._lock:
             if self._closed:
                 return
@@ -196,21 +208,11 @@ class DockerSandbox:
         self._watchdog.cancel()
         self._stop_watch.set()
         try:
-            self._container.kill()
-        except docker.errors.NotFound:
-            pass
-        except docker.errors.APIError as e:
-            # 409 (podman: 500, "container state improper"): not running, what close wants
-            if not e.is_client_error() and not _not_running(e):
-                self._on_close(self)
-                raise sandbox_error(f"stopping sandbox {self._container.short_id}", e) from e
-        except _ERRORS as e:
+            self.machine.kill()
+        except SandboxError:
             self._on_close(self)
-            raise sandbox_error(f"stopping sandbox {self._container.short_id}", e) from e
-        finally:
-            if self._lease is not None:
-                self._lease.close()  # after the kill: its end alone would also stop PID 1
-        remove_later(self._container, lambda: self._on_close(self))
+            raise
+        remove_later(self.machine, lambda: self._on_close(self))
 
     def __enter__(self) -> Self:
         return self
@@ -245,20 +247,12 @@ class DockerSandbox:
     ) -> RawExec:
         try:
             with self._exec_lock:
-                return run_exec(
-                    self._client.api,
-                    self.container_id,
-                    argv,
-                    deadline=deadline,
-                    limit=limit,
-                    user=user or self.user,
-                    workdir=workdir or self.workdir,
-                    env=env,
-                    stdin=stdin,
-                )
-        except (*_ERRORS, OSError) as e:
-            self._check_usable()
-            raise sandbox_error(f"exec in sandbox {self._container.short_id}", e) from e
+                return self.machine.run(argv, deadline=deadline, limit=limit,
+                                        user=user or self.user, workdir=workdir or self.workdir,
+                                        env=env, stdin=stdin)
+        except SandboxError:
+            self._check_usable()  # an exec that failed because the sandbox was killed says so
+            raise
 
     def _remaining(self) -> float:
         self._check_usable()
@@ -288,21 +282,12 @@ class DockerSandbox:
 
     def _check_usable(self) -> None:
         if self._closed:
-            raise SandboxError(f"sandbox {self._container.short_id} is closed")
+            raise SandboxError(f"sandbox {self.machine.short_id} is closed")
         if self._dying is not None:
             self._killed.wait(30)  # whoever sees the reason also sees a dead container
         reason = self._dead or self._dying
         if reason is not None:
-            raise SandboxError(f"sandbox {self._container.short_id} is unusable: {reason}")
-
-    def layer_bytes(self) -> int | None:
-        """What the container's own writable layer holds; None while the engine is busy."""
-        try:
-            found = self._client.api.containers(all=True, size=True,
-                                                filters={"id": self.container_id})
-        except _ERRORS:
-            return None
-        return int(found[0].get("SizeRw") or 0) if found else None
+            raise SandboxError(f"sandbox {self.machine.short_id} is unusable: {reason}")
 
     def _watch_disk(self) -> None:
         """Kill the sandbox once what it wrote holds more than disk_mb (overlay, watch modes)."""
@@ -317,7 +302,7 @@ class DockerSandbox:
         cap = self.limits.disk_mb << 20
         # Room for the file system's own blocks (extent trees, folders): one file stopped at the
         # file-size limit, itself exactly disk_mb, must leave the sandbox usable.
-        if (self._disk_used(self) or 0) <= cap + cap // 64 + (1 << 20):
+        if (self._disk_used() or 0) <= cap + cap // 64 + (1 << 20):
             return False  # None (a busy engine) too: asked again at the next tick
         self._disk_full = True
         self._kill(f"it wrote more than its disk_mb of {self.limits.disk_mb} MiB")
@@ -330,16 +315,12 @@ class DockerSandbox:
     def _kill(self, reason: str) -> None:
         self._dying = reason
         try:
-            self._container.kill()
-        except _ERRORS:
-            pass  # already dead or gone; close() or cleanup_leftovers removes what is left
+            self.machine.kill()
+        except SandboxError:
+            pass  # close() or cleanup_leftovers removes what is left
         # Marked only once killed, so whoever sees the reason also sees a dead container.
         self._dead = reason
         self._killed.set()
-
-
-def _not_running(error: docker.errors.APIError) -> bool:
-    return "state improper" in str(error.explanation or error)
 
 
 def _relative(path: str) -> str:

@@ -6,19 +6,14 @@ here is mostly stopped containers and their volumes. A stopped one is removed wh
 judged dead or its deadline passed, or, when its owner cannot be judged from here, a minute after
 it stopped (until then its owner may be reading its logs or files); so is a workdir volume no
 container uses any more (past a margin, since its owner makes it just before its container). A
-running one is removed when its owner is judged dead or its deadline passed. An owner is named
-by where its pid means something: the kernel's boot id (one per machine and boot) and the
-inode of its PID namespace, then the pid and its start time. Two harnesses that share one engine
-from different machines, containers or `unshare --pid` namespaces never mistake each other's
-pids; a running container whose owner cannot be judged from here is left to its lease and its
+running one is removed when its owner is judged dead or its deadline passed (`_labels`); a
+running container whose owner cannot be judged from here is left to its lease and its
 deadline.
 """
 
 from __future__ import annotations
 
 import datetime
-import functools
-import os
 import time
 
 import docker
@@ -26,14 +21,10 @@ import docker.errors
 import requests
 
 from evaluator.console import say
-from evaluator.sandbox import _overlay as overlay
-from evaluator.sandbox._client import docker_client, sandbox_error
+from evaluator.sandbox._labels import MANAGED, abandoned, judgeable, older
+from evaluator.sandbox.docker import _overlay as overlay
+from evaluator.sandbox.docker._client import docker_client, sandbox_error
 
-MANAGED = "evaluator.managed"
-OWNER = "evaluator.owner"
-CREATED = "evaluator.created"
-DEADLINE = "evaluator.deadline"
-PURPOSE = "evaluator.purpose"
 # A workdir volume no container uses is its owner's for this long after its labels were made:
 # the owner creates it, then its container, in far less.
 _UNUSED_AFTER_S = 60
@@ -44,34 +35,6 @@ STOPPED_GRACE_S = 60
 # Podman says "stopped" from its container's end until its cleanup has run ("exited"): a
 # quarter of a second when idle, longer under load.
 _STOPPED = ("exited", "dead", "stopped")
-
-
-@functools.cache
-def _where() -> str:
-    try:
-        with open("/proc/sys/kernel/random/boot_id") as f:
-            boot = f.read().strip()
-        pidns = os.stat("/proc/self/ns/pid").st_ino
-    except OSError:
-        return ""  # no /proc: no pid here can be judged, only deadlines
-    return f"{boot}/{pidns}"
-
-
-def owner_label() -> str:
-    # Not cached with the rest: a forked worker is another owner.
-    return f"{_where()}/{os.getpid()}"
-
-
-def managed_labels(purpose: str, lifetime_s: float) -> dict[str, str]:
-    """Labels that let any later process decide whether a container is still wanted."""
-    now = time.time()
-    return {
-        MANAGED: "1",
-        OWNER: owner_label(),
-        CREATED: str(int(now)),
-        DEADLINE: str(int(now + lifetime_s) + 1),
-        PURPOSE: purpose,
-    }
 
 
 def cleanup_leftovers(client: docker.DockerClient | None = None) -> int:
@@ -89,7 +52,7 @@ def cleanup_leftovers(client: docker.DockerClient | None = None) -> int:
         if container.get("State") in _STOPPED:
             if not _stopped_unwanted(client, container["Id"], labels):
                 continue
-        elif not _abandoned(labels):
+        elif not abandoned(labels):
             continue
         try:
             client.api.remove_container(container["Id"], force=True)
@@ -117,7 +80,7 @@ def _cleanup_volumes(client: docker.DockerClient) -> None:
         labels = volume.get("Labels") or {}
         # An upper volume is never mounted by a container itself, only through its overlay.
         overlay_unused = name.removesuffix("-up") in unused or name.removesuffix("-up") not in names
-        if not _abandoned(labels) and not (overlay_unused and _older(labels, _UNUSED_AFTER_S)):
+        if not abandoned(labels) and not (overlay_unused and older(labels, _UNUSED_AFTER_S)):
             continue
         if name.endswith("-up") and name.removesuffix("-up") in names:
             continue  # removed with its overlay, never before it: the overlay may be mounted
@@ -129,9 +92,9 @@ def _stopped_unwanted(client: docker.DockerClient, cid: str, labels: dict[str, s
     removed once its owner is dead or overdue, or, where its owner cannot be judged from here, once
     it has been stopped for a while. (Removing every stopped one at once took a lock's seal
     container from under the live process reading its logs.)"""
-    if _abandoned(labels):
+    if abandoned(labels):
         return True
-    if _judgeable(labels):
+    if judgeable(labels):
         return False
     try:
         finished = client.api.inspect_container(cid)["State"].get("FinishedAt", "")
@@ -152,61 +115,3 @@ def _since(stamp: str) -> float:
     if then.year < 2000:  # "0001-01-01T00:00:00Z": never started or never stopped
         return 0.0
     return time.time() - then.timestamp()
-
-
-def _judgeable(labels: dict[str, str]) -> bool:
-    where, _, pid = labels.get(OWNER, "").rpartition("/")
-    return bool(_where()) and where == _where() and pid.isdigit()
-
-
-def _older(labels: dict[str, str], age_s: float) -> bool:
-    try:
-        return float(labels.get(CREATED, "inf")) + age_s < time.time()
-    except ValueError:
-        return False
-
-
-def _abandoned(labels: dict[str, str]) -> bool:
-    try:
-        if float(labels.get(DEADLINE, "inf")) < time.time():
-            return True
-    except ValueError:
-        pass
-    if not _judgeable(labels):
-        # Another machine's, container's or PID namespace's process may be alive; only its
-        # deadline can tell.
-        return False
-    return not _alive(int(labels[OWNER].rpartition("/")[2]), labels.get(CREATED, ""))
-
-
-def _alive(pid: int, created: str = "") -> bool:
-    """Is the owner still running? A zombie is not (a SIGKILLed worker can linger unreaped), and
-    neither is a process that started after the container was made (its pid was reused)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # exists, owned by someone else
-    started = _start_time(pid)
-    if started is None:
-        return True
-    state, start_s = started
-    if state == "Z":
-        return False
-    try:
-        return start_s <= float(created) + 1
-    except ValueError:
-        return True
-
-
-def _start_time(pid: int) -> tuple[str, float] | None:
-    """(state, start time in Unix seconds) from /proc, or None where /proc cannot tell."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        with open("/proc/stat") as f:
-            boot = next(float(line.split()[1]) for line in f if line.startswith("btime"))
-        return fields[0], boot + int(fields[19]) / os.sysconf("SC_CLK_TCK")
-    except (OSError, ValueError, IndexError, StopIteration):
-        return None
