@@ -45,7 +45,7 @@ def test_neutral_edits_keep_keys_and_bumps_move_what_depends_on_them(tmp_path: P
     shutil.copy(REPO / "requirements.lock", tmp_path)
     before = key_parts(tmp_path)
     pkg = tmp_path / "evaluator"
-    stream = pkg / "sandbox" / "_stream.py"
+    stream = pkg / "sandbox" / "docker" / "_stream.py"  # the Docker backend's exec
     stream.write_text(stream.read_text() + "\n# a comment\n")
     text = pkg / "reports" / "_text.py"
     text.write_text(text.read_text() + "\n# a report tweak\n")
