@@ -76,6 +76,13 @@ class EvalPlan:
                                 f"agent's model:\n{lines}")
 
     @functools.cached_property
+    def prices(self) -> dict[str, dict[str, Any] | str | None]:
+        """Each agent's model price as its attempts' keys hold it (`attempt_price`), the
+        price table read once: an attempt's inputs are made again from it, per attempt."""
+        table = self.spec.price_table()
+        return {name: attempt_price(agent, table) for name, agent in self.agents.items()}
+
+    @functools.cached_property
     def _by_label(self) -> dict[str, PlannedAttempt]:
         return {pa.label: pa for pa in self.attempts}
 

@@ -18,7 +18,6 @@ from typing import Any
 from evaluator.attempts._key import (
     attempt_key,
     attempt_material,
-    attempt_price,
     harness_environment,
     input_digest,
 )
@@ -46,8 +45,7 @@ def recorded_inputs(plan: EvalPlan, pa: PlannedAttempt) -> dict[str, Any]:
     again here and must hash to the planned key: a record never says it stood on other inputs
     than the ones its key holds."""
     material = attempt_material(pa.agent, pa.task, plan.lock.pin(pa.task.id), pa.sample_idx,
-                                pa.grade_spec.limits,
-                                attempt_price(pa.agent, plan.spec.price_table()))
+                                pa.grade_spec.limits, plan.prices[pa.agent.name])
     if attempt_key(material) != pa.key:
         raise InfraError(f"attempt {pa.label}: its inputs do not hash to its planned key "
                          f"{pa.key[:16]}; the plan is out of date: run doit again")
@@ -117,7 +115,7 @@ def _moved(plan: EvalPlan, pa: PlannedAttempt, row: tuple[Any, ...],
     old = json.loads(text) if text else None  # the index gives an object as its JSON text
     if not old:
         return ["made before attempt records kept their inputs (keys by harness source)"]
-    new = recorded_inputs(plan, pa)
+    new = details.inputs(plan, pa)
     out: list[str] = []
     said: set[str] = set()  # contracts named once, though the agent's code runs through them too
     parts: list[str] = _ORDER + sorted((set(old) | set(new)) - set(_ORDER))
@@ -169,6 +167,16 @@ class _Details:
     def __init__(self, store: Store) -> None:
         self._store = store
         self._said: dict[tuple[str, ...], str] = {}
+        self._inputs: dict[tuple[str, str], dict[str, Any]] = {}
+
+    def inputs(self, plan: EvalPlan, pa: PlannedAttempt) -> dict[str, Any]:
+        """`recorded_inputs`, made once per agent and task (it leaves out the per-sample parts,
+        as the plan serializes the material once per agent and task): after an upgrade every
+        stored attempt is stale, and 100,000 of them must not each build and hash its material."""
+        slot = (pa.agent.name, pa.task.id)
+        if slot not in self._inputs:
+            self._inputs[slot] = recorded_inputs(plan, pa)
+        return self._inputs[slot]
 
     def environment(self, key: str, old: str | None) -> str:
         memo = ("environment", str(old))
