@@ -26,9 +26,10 @@ from evaluator.settings import settings
 from evaluator.store._backend import RemoteBackend
 from evaluator.store._files import create_exclusive, create_many, replace_atomic
 from evaluator.store._index import Index
-from evaluator.store._lease import Leases
+from evaluator.store._lease import FileLeases, Leases
 from evaluator.store._pending import Pending
 from evaluator.store._record import Record
+from evaluator.store._remote_lease import RemoteLeases
 from evaluator.store._through import RemoteCache
 from evaluator.version import harness_build
 
@@ -75,11 +76,14 @@ class Store:
         for sub in ("blobs", "records", "errors", "tmp"):
             (self.root / sub).mkdir(parents=True, exist_ok=True)
         self.index = Index(self.root / "index.sqlite")
-        self.leases = Leases(self.root)
         self._records = os.path.join(os.fspath(self.root), "records")
         backend = remote_from_env() if remote is FROM_ENV else remote
         self.remote = (RemoteCache(backend, self, notify, Pending(self.root))
                        if backend is not None else None)
+        # Runs on this machine meet at the flock; with a remote, runs on others at its lease.
+        self.leases: Leases = FileLeases(self.root)
+        if self.remote is not None:
+            self.leases = RemoteLeases(self.leases, self.remote)
 
     # blobs ---------------------------------------------------------------------------------
     def put_blob(self, data: bytes) -> str:
