@@ -31,6 +31,7 @@ from evaluator.store._pending import Pending
 from evaluator.store._record import Record
 from evaluator.store._remote_lease import RemoteLeases
 from evaluator.store._through import RemoteCache
+from evaluator.version import harness_build
 
 DEFAULT_ROOT = ".eval"
 R = TypeVar("R", bound=Record)
@@ -133,7 +134,8 @@ class Store:
         return data
 
     def put(self, kind: str, key: str, record: dict[str, Any]) -> bool:
-        """Create the record for (kind, key); False when one already exists (it is kept).
+        """Create the record for (kind, key); False when one already exists (it is kept). It is
+        stamped with the harness build that landed it (`harness`: provenance, in no key).
 
         With a writable remote the record goes up first, with a conditional put; when the remote
         already holds one for the key, that one lands here instead (see `RemoteCache.push`), so
@@ -141,7 +143,8 @@ class Store:
         reported and the record lands here all the same."""
         if self.has_local(kind, key):
             return False
-        body = {**record, "kind": kind, "key": key, "created": record.get("created", time.time())}
+        body = {**record, "kind": kind, "key": key, "created": record.get("created", time.time()),
+                "harness": record.get("harness") or harness_build()}
         data = canonical_json(body)
         if self.remote is not None and self.remote.push(kind, key, data, body) is not None:
             return False  # another machine landed this key first: its record is now ours too
@@ -204,6 +207,11 @@ class Store:
         if self.remote is not None:
             self.remote.mirror(kind)
         return list(self.index.query(kind, **where))
+
+    def fields(self, kind: str, paths: tuple[str, ...], **where: str) -> list[tuple[Any, ...]]:
+        """(key, value at each JSON path) of the records of `kind` in the local index matching
+        `where`: one query that parses no whole record (see `Index.fields`)."""
+        return list(self.index.fields(kind, paths, **where))
 
     def select(self, cls: type[R], **where: str) -> list[R]:
         """`query` for a typed record: the records of `cls`'s kind, read back through it."""
