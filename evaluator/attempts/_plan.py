@@ -84,8 +84,8 @@ def plan_eval(task_set: TaskSet, lock: Lock, spec: EvalSpec, store: Store,
                                     else settings.isolation)
     agents, refused = {}, {}
     for name in spec.agents:
-        agent = load_agent(name, agents_root)
-        try:
+        try:  # a bad agent.yaml, prompt or entry point fails that agent's part alone
+            agent = load_agent(name, agents_root)
             agent = with_isolation(agent, effective_isolation(agent, floor, set_by))
             check_isolation(agent)
         except BadInputError as exc:

@@ -199,6 +199,8 @@ def _plan_action(name: str) -> TaskFailed | None:
         + (f"; budget per run ${plan.spec.budget_usd}" if plan.spec.budget_usd else ""))
     for agent, why in sorted(plan.refused.items()):
         say(f"refused: agent {agent!r}: {why}")
+    if plan.refused:
+        return TaskFailed(f"agent(s) {', '.join(sorted(plan.refused))} refused (see above)")
     return None
 
 
