@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from evaluator.console import say
 from evaluator.gold import VerdictRecord
 from evaluator.images import history_summary
 from evaluator.reports import _plots
@@ -86,4 +87,7 @@ def render_site(task_set: str, *, out_root: PathLike = "reports/out",
                 **sources: Any) -> Path:
     """Write the site under `out_root/<set>/site/`; returns its index page."""
     site = report_site(task_set, summary=summary, forest_png=forest_png, **sources)
-    return site.write(Path(out_root) / task_set / SITE_DIR)
+    index = site.write(Path(out_root) / task_set / SITE_DIR)
+    for line in site.problems:  # blobs the pages needed and did not find
+        say(f"site: {line}", err=True)
+    return index

@@ -82,6 +82,10 @@ class Index:
             db.execute("ROLLBACK")
             raise
 
+    def remove(self, kind: str, key: str) -> None:
+        """Forget one record (its file was set aside as unreadable)."""
+        self._db().execute("DELETE FROM records WHERE kind = ? AND key = ?", (kind, key))
+
     def query(self, kind: str, **where: str) -> Iterator[dict[str, Any]]:
         unknown = set(where) - set(COLUMNS)
         if unknown:

@@ -24,11 +24,13 @@ from evaluator.hashing import canonical_json, hash_bytes
 from evaluator.remote import remote_from_env
 from evaluator.settings import settings
 from evaluator.store._backend import RemoteBackend
+from evaluator.store._corrupt import Unreadable, aside_line, parse_record, set_aside
 from evaluator.store._files import create_exclusive, replace_atomic
 from evaluator.store._index import Index
 from evaluator.store._pending import Pending
 from evaluator.store._record import Record
 from evaluator.store._through import RemoteCache
+from evaluator.store._verify import Verified, missing_blobs, missing_line, verify
 
 DEFAULT_ROOT = ".eval"
 R = TypeVar("R", bound=Record)
@@ -62,6 +64,7 @@ class Store:
                  remote: RemoteBackend | None | Literal[_FromEnv.FROM_ENV] = FROM_ENV,
                  *, notify: Callable[[str], None] = _stderr) -> None:
         self.root = Path(root) if root is not None else default_root()
+        self._notify = notify
         self._tmp = self.root / "tmp"
         for sub in ("blobs", "records", "errors", "tmp"):
             (self.root / sub).mkdir(parents=True, exist_ok=True)
@@ -84,7 +87,9 @@ class Store:
             data = self.remote.fetch_blob(digest)
         if data is None:
             where = f" nor in {self.remote.backend.url}" if self.remote is not None else ""
-            raise BadInputError(f"blob {digest} is not in the store at {self.root}{where}")
+            raise BadInputError(f"blob {digest} is not in the store at {self.root}{where}; "
+                                f"`evaluator store verify` names the records that need it and "
+                                f"what to do")
         return data
 
     def has_blob(self, digest: str) -> bool:
@@ -112,12 +117,27 @@ class Store:
         return self.remote is not None and self.remote.fetch_record(kind, key) is not None
 
     def get(self, kind: str, key: str) -> dict[str, Any] | None:
+        """The record, or None when absent. One whose file does not read back is named, set
+        aside under `corrupt/` and taken as absent (`_corrupt`), so its target runs again."""
+        path = self._record_str(kind, key)
         try:
-            with open(self._record_str(kind, key), "rb") as f:
-                data: dict[str, Any] = json.loads(f.read())
+            f = open(path, "rb")  # noqa: SIM115 (closed below; fstat'ed when unreadable)
         except FileNotFoundError:
             return self.remote.fetch_record(kind, key) if self.remote is not None else None
-        return data
+        with f:
+            data = f.read()
+            try:
+                return parse_record(data, kind, key)
+            except Unreadable as bad:
+                self._set_aside(kind, key, path, bad, os.fstat(f.fileno()))
+        return self.remote.fetch_record(kind, key) if self.remote is not None else None
+
+    def _set_aside(self, kind: str, key: str, path: str, bad: Unreadable,
+                   seen: os.stat_result) -> None:
+        dest = set_aside(self.root, path, kind, key, seen)
+        if dest is not None:
+            self.forget(kind, key)
+        self._notify(aside_line(kind, key, path, bad.reason, dest))
 
     def put(self, kind: str, key: str, record: dict[str, Any]) -> bool:
         """Create the record for (kind, key); False when one already exists (it is kept).
@@ -159,10 +179,13 @@ class Store:
         return self.remote.prefetch(kind, keys) if self.remote is not None else 0
 
     def iter_records(self, kind: str) -> Iterator[dict[str, Any]]:
-        """Every record of a kind, read from the JSON files (the source of truth)."""
+        """Every record of a kind, read from the JSON files (the source of truth); one that
+        does not read back is set aside, as `get` does."""
         base = self.root / "records" / kind
         for path in sorted(base.glob("*/*.json")):
-            yield json.loads(path.read_bytes())
+            record = self.get(kind, path.stem) if path.parent.name == path.stem[:2] else None
+            if record is not None:
+                yield record
 
     def query(self, kind: str, **where: str) -> list[dict[str, Any]]:
         """Records of a kind filtered on indexed columns (task_set, task_id, subject, status).
@@ -200,6 +223,26 @@ class Store:
         self.index.add_many(rows)
         return len(rows)
 
+    # checks ---------------------------------------------------------------------------------
+    def missing_blobs(self, record: dict[str, Any]) -> list[tuple[str, str]]:
+        """(what, digest) of each blob `record` needs that neither this store nor its remote
+        holds (`_verify.needed_blobs`): a reader says so instead of showing nothing."""
+        return missing_blobs(record, self)
+
+    def missing_line(self, kind: str, key: str, what: str, digest: str) -> str:
+        """The line naming a missing blob, the record that needs it and what to do."""
+        return missing_line(kind, key, what, digest, self.root)
+
+    def verify(self, *, aside: bool = False, hashes: bool = False,
+               say: Callable[[str], None] = print) -> Verified:
+        """`evaluator store verify`: every record read back, every blob it needs there; with
+        `aside`, what is wrong is moved under `corrupt/` so that its target runs again."""
+        return verify(self, aside=aside, hashes=hashes, say=say)
+
+    def forget(self, kind: str, key: str) -> None:
+        """Drop a record from the index (its file was set aside)."""
+        self.index.remove(kind, key)
+
     # the local side, for the remote cache ---------------------------------------------------
     def has_local(self, kind: str, key: str) -> bool:
         return os.path.exists(self._record_str(kind, key))
@@ -214,9 +257,16 @@ class Store:
             return None
 
     def local_record(self, kind: str, key: str) -> bytes | None:
+        path = self._record_str(kind, key)
         try:
-            with open(self._record_str(kind, key), "rb") as f:
-                return f.read()
+            with open(path, "rb") as f:
+                data = f.read()
+                try:
+                    parse_record(data, kind, key)
+                except Unreadable as bad:  # never uploaded: set aside like any read
+                    self._set_aside(kind, key, path, bad, os.fstat(f.fileno()))
+                    return None
+                return data
         except FileNotFoundError:
             return None
 
@@ -248,7 +298,7 @@ class Store:
         base = self.root / "errors" / kind / key
         if not base.is_dir():
             return []
-        return [json.loads(p.read_bytes()) for p in sorted(base.glob("*.json"))]
+        return [_error_note(p) for p in sorted(base.glob("*.json"))]
 
     def error_count(self, kind: str, key: str) -> int:
         base = self.root / "errors" / kind / key
@@ -270,3 +320,16 @@ class Store:
         path = self.root / relpath
         replace_atomic(path, data, self._tmp)
         return path
+
+
+def _error_note(path: Path) -> dict[str, Any]:
+    """An infra error note; one that does not read back still counts (it was an error), and
+    says where it is rather than failing the summary or the page that lists it."""
+    try:
+        note = json.loads(path.read_bytes())
+    except ValueError:
+        note = None
+    if isinstance(note, dict):
+        return note
+    return {"cause": "UnreadableNote", "message": f"the error note {path} does not read back "
+            "as JSON; remove it, or `evaluator quarantine release` to retry the target"}

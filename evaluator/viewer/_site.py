@@ -43,6 +43,7 @@ class Site:
 
     def __init__(self, data: RunData, records: Records, limits: Limits | None = None) -> None:
         self.data, self.records, self.limits = data, records, limits or Limits()
+        self.problems: list[str] = []  # what `write` found missing, one line per attempt
 
     def page(self, path: str) -> bytes | None:
         """The bytes at `path`, or None when the site has no such path."""
@@ -101,6 +102,13 @@ class Site:
                 continue
             _put(root / f"attempts/{key}.html",
                  render("attempt.html.j2", **self._common(1), **view.context))
+            if view.context["missing"]:
+                self.problems.append(
+                    f"attempt {key} ({cell['agent']}/{cell['task_id']}/{cell['sample_idx']}): "
+                    + "; ".join(f"{m['what']} (blob {m['digest']})"
+                                for m in view.context["missing"])
+                    + " missing from the store; its page says so, and `evaluator store verify` "
+                      "names every such record and what to do")
             for name, digest in view.files.items():
                 _put(root / f"attempts/{key}/{name}", self._blob(digest) or b"")
         for task_id in self.data.tasks:
