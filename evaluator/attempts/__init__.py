@@ -18,6 +18,7 @@ from evaluator.attempts._provenance import checkout_state, provenance
 from evaluator.attempts._record import AttemptRecord, AttemptRun
 from evaluator.attempts._result import grade_attempt
 from evaluator.attempts._run import Trajectory, extract_patch, run_attempt
+from evaluator.attempts._spend import InputTooLarge, ceiling
 from evaluator.attempts._summary import attempt_status, format_summary, summarize, unpriced
 
 __all__ = [
@@ -44,11 +45,13 @@ __all__ = [
     "quarantined",
     "Concurrency",
     "EvalSpec",
+    "InputTooLarge",
     "Trajectory",
     "attempt_key",
     "attempt_material",
     "attempt_price",
     "attempt_seed",
+    "ceiling",
     "checkout_state",
     "drive_agent",
     "extract_patch",

@@ -15,6 +15,7 @@ from evaluator.attempts._isolation import (
 )
 from evaluator.attempts._key import attempt_key, attempt_material, attempt_price, attempt_seed
 from evaluator.attempts._record import AttemptRecord
+from evaluator.attempts._spend import cannot_fit
 from evaluator.errors import BadInputError
 from evaluator.gold import INCOMPLETE, VALID, VerdictRecord, required_spec, verdicts
 from evaluator.grading import GradeSpec, grade_key, grade_spec
@@ -58,6 +59,9 @@ class EvalPlan:
     # here): each fails its own part of the eval, the others run.
     refused: dict[str, str] = field(default_factory=dict)
     isolation: str = NAMESPACE  # the least isolation allowed (the operator's floor)
+    # (agent/task) pairs left out because the task's problem statement alone passes the agent's
+    # cost limit at its price: the task's input, refused before anything is paid.
+    unfit: dict[str, str] = field(default_factory=dict)
 
     def check_runnable(self) -> None:
         """Refuse to run agents whose cost could not be counted (it would show as $0)."""
@@ -102,10 +106,15 @@ def plan_eval(task_set: TaskSet, lock: Lock, spec: EvalSpec, store: Store,
     limits = grade_spec(task_set, task_set.tasks[0], lock).limits
     table = spec.price_table()
     prices = {name: attempt_price(agent, table) for name, agent in agents.items()}
-    attempts = []
+    attempts, unfit = [], {}
     for agent in agents.values():
         for task in task_set.tasks:
             if gate[task.id].verdict != VALID:
+                continue
+            why = cannot_fit(prices[agent.name], task.path("problem_statement").stat().st_size,
+                             agent.spec.limits.max_cost_usd)
+            if why:
+                unfit[f"{agent.name}/{task.id}"] = why
                 continue
             pin = lock.pin(task.id)
             # Without the PASS_TO_PASS tests the gold gate dropped as flaky (keys change too).
@@ -123,7 +132,7 @@ def plan_eval(task_set: TaskSet, lock: Lock, spec: EvalSpec, store: Store,
         f"no cost limit) in {agents[name].dir / 'agent.yaml'}"
         for name, price in prices.items() if price is None)
     return EvalPlan(task_set, lock, spec, agents, tuple(attempts), excluded, problems, refused,
-                    floor)
+                    floor, unfit)
 
 
 def isolation_floor(spec: EvalSpec, override: str | None = None) -> tuple[str, str]:

@@ -15,6 +15,7 @@ from doit.exceptions import TaskFailed
 from evaluator.attempts import (
     AttemptRecord,
     EvalPlan,
+    ceiling,
     estimate_cost,
     format_summary,
     grade_attempt,
@@ -69,7 +70,11 @@ def _attempt_action(name: str, label: str) -> TaskFailed | None:
     if store.has("attempt", pa.key) or quarantined(store, plan.spec, pa.key):
         return None
     budget = _budget(plan)
-    estimate, _ = estimate_cost(store, pa.agent)
+    # The most this attempt can cost (every request is bounded before it is sent), so the
+    # budget holds whatever the attempts in flight do.
+    lim = pa.agent.spec.limits
+    estimate = ceiling(lim.max_cost_usd, pa.agent.spec.model.price, lim.wall_clock_s,
+                       plan.spec.sandbox_usd_per_hour)
     if not budget.reserve(estimate):
         say(f"{label}: not started, the budget of ${plan.spec.budget_usd} per run is reached "
             f"(spent plus in flight); raise budget_usd to go on")
@@ -97,7 +102,9 @@ def _attempt_action(name: str, label: str) -> TaskFailed | None:
             break
     except EvalError as exc:
         store.put_error("attempt", pa.key, exc, task_id=pa.task.id, subject=pa.agent.name)
-        say(f"{label}: infra error, retried next run: {type(exc).__name__}: {exc}")
+        what = ("bad input (not the agent's failure; fix it)" if isinstance(exc, BadInputError)
+                else "infra error, retried next run")
+        say(f"{label}: {what}: {type(exc).__name__}: {exc}")
     finally:
         queue.start(pa.key)
         budget.settle(estimate, actual, error=failed)
@@ -164,6 +171,8 @@ def _summary_action(name: str) -> TaskFailed | None:
     say(format_summary(rows))
     for agent, why in sorted(plan.refused.items()):
         say(f"refused: agent {agent!r}: {why}")
+    for pair, why in sorted(plan.unfit.items()):
+        say(f"refused: {pair}: {why}")
     state = _budget(plan).state()
     if state.get("refused"):
         say(f"budget: {state['refused']} attempt(s) not started, cap ${plan.spec.budget_usd} "
@@ -172,13 +181,15 @@ def _summary_action(name: str) -> TaskFailed | None:
     held = sum(r["quarantined"] for r in rows)
     if held:
         say(quarantine_hint(name, held))
-    if unfinished or held or plan.refused:
+    if unfinished or held or plan.refused or plan.unfit:
         return TaskFailed("; ".join(
             ([f"{unfinished} attempt(s) unfinished (infra errors or budget); run `doit eval:{name}` "
               "again to retry them"] if unfinished else [])
             + ([quarantine_hint(name, held)] if held else [])
             + ([f"agent(s) {', '.join(sorted(plan.refused))} refused (see above); the others "
-                "ran"] if plan.refused else [])))
+                "ran"] if plan.refused else [])
+            + ([f"{len(plan.unfit)} task input(s) too large for an agent's cost limit (see "
+                "above); the others ran"] if plan.unfit else [])))
     return None
 
 
@@ -199,8 +210,10 @@ def _plan_action(name: str) -> TaskFailed | None:
         + (f"; budget per run ${plan.spec.budget_usd}" if plan.spec.budget_usd else ""))
     for agent, why in sorted(plan.refused.items()):
         say(f"refused: agent {agent!r}: {why}")
-    if plan.refused:
-        return TaskFailed(f"agent(s) {', '.join(sorted(plan.refused))} refused (see above)")
+    for pair, why in sorted(plan.unfit.items()):
+        say(f"refused: {pair}: {why}")
+    if plan.refused or plan.unfit:
+        return TaskFailed(f"{len(plan.refused) + len(plan.unfit)} refused (see above)")
     return None
 
 

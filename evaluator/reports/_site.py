@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluator.console import say
+from evaluator.errors import BadInputError
 from evaluator.gold import VerdictRecord
 from evaluator.images import history_summary
 from evaluator.reports import _plots
@@ -15,6 +16,7 @@ from evaluator.reports._inputs import Inputs, open_inputs
 from evaluator.reports._sources import PathLike, Sources
 from evaluator.reports._summary import build_summary
 from evaluator.store import Store
+from evaluator.taskset import Task
 from evaluator.viewer import RunData, Site, TaskInfo
 
 SITE_DIR = "site"
@@ -33,7 +35,7 @@ def report_site(task_set: str, *, summary: dict[str, Any] | None = None,
     collected = collect(inputs)
     numbers: Mapping[str, Any] = summary if summary is not None else _Later(
         lambda: build_summary(inputs, collected, record_looks=False))
-    tasks = {t.id: TaskInfo(task_id=t.id, problem=t.problem_statement,
+    tasks = {t.id: TaskInfo(task_id=t.id, problem=_problem(t),
                             fail_to_pass=tuple(t.spec.fail_to_pass),
                             pass_to_pass=tuple(t.spec.pass_to_pass),
                             verdict=_verdict(inputs, t.id),
@@ -47,6 +49,15 @@ def report_site(task_set: str, *, summary: dict[str, Any] | None = None,
     data = RunData(task_set=task_set, summary=numbers, cells=collected.cells, tasks=tasks,
                    assets=_Later(plots))
     return Site(data, inputs.store)
+
+
+def _problem(task: Task) -> str:
+    """The statement, or why it cannot be shown (a set locked before the lock checked its
+    text): one task's page says so, the rest of the site is written."""
+    try:
+        return task.problem_statement
+    except BadInputError as exc:
+        return f"(not shown: {exc})"
 
 
 def _verdict(inputs: Inputs, task_id: str) -> dict[str, Any]:
