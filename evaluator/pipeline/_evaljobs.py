@@ -24,7 +24,7 @@ from evaluator.attempts import (
     summarize,
 )
 from evaluator.console import say
-from evaluator.errors import BadInputError, EvalError, InfraError
+from evaluator.errors import BadInputError, DiskFullError, EvalError, InfraError
 from evaluator.executor import AttemptWork, ModelSpec, QueueMarks, WorkLost
 from evaluator.model import Prices
 from evaluator.pipeline import _context as ctx
@@ -69,13 +69,22 @@ def _attempt_action(name: str, label: str) -> TaskFailed | None:
     store = ctx.store()
     if store.has("attempt", pa.key) or quarantined(store, plan.spec, pa.key):
         return None
+    short = store.space_problem()
+    if short:  # a result that cannot be stored would be paid for again
+        say(f"{label}: not started: {short}")
+        return None
     budget = _budget(plan)
     # The most this attempt can cost (every request is bounded before it is sent), so the
     # budget holds whatever the attempts in flight do.
     lim = pa.agent.spec.limits
     estimate = ceiling(lim.max_cost_usd, pa.agent.spec.model.price, lim.wall_clock_s,
                        plan.spec.sandbox_usd_per_hour)
-    if not budget.reserve(estimate):
+    try:
+        reserved = budget.reserve(estimate)
+    except DiskFullError as exc:
+        say(f"{label}: not started: {exc}")
+        return None
+    if not reserved:
         say(f"{label}: not started, the budget of ${plan.spec.budget_usd} per run is reached "
             f"(spent plus in flight); raise budget_usd to go on")
         return None
@@ -107,7 +116,10 @@ def _attempt_action(name: str, label: str) -> TaskFailed | None:
         say(f"{label}: {what}: {type(exc).__name__}: {exc}")
     finally:
         queue.start(pa.key)
-        budget.settle(estimate, actual, error=failed)
+        try:
+            budget.settle(estimate, actual, error=failed)
+        except DiskFullError as exc:
+            say(f"{label}: {exc}")
     return None
 
 
@@ -179,6 +191,8 @@ def _summary_action(name: str) -> TaskFailed | None:
             f"reached")
     unfinished = sum(r["pending"] + r["error"] + r["ungraded"] for r in rows)
     held = sum(r["quarantined"] for r in rows)
+    if short := ctx.store().space_problem():
+        say(f"store: {short}")
     if held:
         say(quarantine_hint(name, held))
     if unfinished or held or plan.refused or plan.unfit:

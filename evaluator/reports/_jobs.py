@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import gc
 from collections.abc import Collection, Iterator
 from pathlib import Path
@@ -62,6 +63,12 @@ def _report_action(name: str) -> TaskFailed | None:
                            forest_png=paths["forest.png"].read_bytes(), **env_kwargs(sources))
     except EvalError as exc:
         return TaskFailed(f"report of {name!r} refused: {exc}")
+    except OSError as exc:
+        if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+            raise
+        return TaskFailed(f"report of {name!r}: no space left writing {exc.filename or ''} "
+                          f"under {sources.out_root}; free space there, or set EVAL_REPORTS to "
+                          "a larger disk")
     say(console_text(summary, paths["index.html"]))
     say(f"site: {site}")
     return None

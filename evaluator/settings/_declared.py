@@ -228,6 +228,10 @@ class Settings:
     decision: Setting[str] = Setting(
         "EVAL_DECISION", choice("fixed", "sequential"), "fixed", "how `doit report` decides a "
         "comparison: the fixed-sample test or the always-valid sequential one", group="runs")
+    store_min_free_mb: Setting[int] = Setting(
+        "EVAL_STORE_MIN_FREE_MB", whole(0), 64, "megabytes the store's disk must have free "
+        "before an attempt starts (its trajectory, patch and records land there; a full disk "
+        "would lose what the model was paid for); 0: no check", group="runs")
     simulated_config: Setting[Path | None] = Setting(
         "EVAL_SIMULATED_CONFIG", Kind("the path of an existing file", _existing_file), None,
         "YAML config of the simulated model endpoint", group="runs",

@@ -9,6 +9,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from evaluator.errors import DiskFullError
 from evaluator.filelock import exclusive
 
 _SCHEMA = """
@@ -78,8 +79,11 @@ class Index:
         try:
             db.executemany("INSERT OR REPLACE INTO records VALUES (?,?,?,?,?,?,?,?)", values)
             db.execute("COMMIT")
-        except BaseException:
+        except BaseException as exc:
             db.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.OperationalError) and "full" in str(exc):
+                raise DiskFullError(f"the store's index {self._path} is out of space ({exc}); "
+                                    "free space on its disk") from None
             raise
 
     def remove(self, kind: str, key: str) -> None:

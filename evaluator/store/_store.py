@@ -9,6 +9,7 @@ is written through.
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import json
 import os
@@ -19,13 +20,13 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from evaluator.console import say
-from evaluator.errors import BadInputError
+from evaluator.errors import BadInputError, DiskFullError
 from evaluator.hashing import canonical_json, hash_bytes
 from evaluator.remote import remote_from_env
-from evaluator.settings import settings
+from evaluator.settings import Settings, settings
 from evaluator.store._backend import RemoteBackend
 from evaluator.store._corrupt import Unreadable, aside_line, parse_record, set_aside
-from evaluator.store._files import create_exclusive, replace_atomic
+from evaluator.store._files import create_exclusive, free_bytes, replace_atomic
 from evaluator.store._index import Index
 from evaluator.store._pending import Pending
 from evaluator.store._record import Record
@@ -68,6 +69,8 @@ class Store:
         self._tmp = self.root / "tmp"
         for sub in ("blobs", "records", "errors", "tmp"):
             (self.root / sub).mkdir(parents=True, exist_ok=True)
+        self._owner = f"the store at {self.root}"
+        _keep_reserve(self.root / RESERVE)
         self.index = Index(self.root / "index.sqlite")
         self._records = os.path.join(os.fspath(self.root), "records")
         backend = remote_from_env() if remote is FROM_ENV else remote
@@ -152,9 +155,14 @@ class Store:
         data = canonical_json(body)
         if self.remote is not None and self.remote.push(kind, key, data, body) is not None:
             return False  # another machine landed this key first: its record is now ours too
-        landed = create_exclusive(self.record_path(kind, key), data, self._tmp)
+        landed = create_exclusive(self.record_path(kind, key), data, self._tmp, self._owner)
         if landed:
-            self.index.add(kind, key, body)
+            try:
+                self.index.add(kind, key, body)
+            except DiskFullError as exc:  # the record is safe; only the derived index missed it
+                self._notify(f"store: {kind}/{key} landed, but the index could not take it: "
+                             f"{exc}; `evaluator store verify --reindex` adds it once there is "
+                             "space")
         return landed
 
     def read(self, cls: type[R], key: str) -> R | None:
@@ -239,6 +247,22 @@ class Store:
         `aside`, what is wrong is moved under `corrupt/` so that its target runs again."""
         return verify(self, aside=aside, hashes=hashes, say=say)
 
+    def free_bytes(self) -> int:
+        """Bytes still free on the store's disk (for what a write may need)."""
+        return free_bytes(self.root)
+
+    def space_problem(self) -> str:
+        """Why the store's disk has too little room to start paid work ("" when it has): what
+        is free against `settings.store_min_free_mb`."""
+        need = settings.store_min_free_mb * 1_000_000
+        free = self.free_bytes()
+        if free >= need:
+            return ""
+        return (f"the store at {self.root} has {free:,} bytes free, under the "
+                f"{settings.store_min_free_mb} MB an attempt may need "
+                f"({Settings.store_min_free_mb.env}); free space on its disk, or set "
+                f"{Settings.store.env} to a store on a larger one")
+
     def forget(self, kind: str, key: str) -> None:
         """Drop a record from the index (its file was set aside)."""
         self.index.remove(kind, key)
@@ -273,12 +297,12 @@ class Store:
     def land_blob(self, digest: str, data: bytes) -> None:
         path = self._blob_path(digest)
         if not path.exists():
-            create_exclusive(path, data, self._tmp)
+            create_exclusive(path, data, self._tmp, self._owner)
 
     def land_record(self, kind: str, key: str, body: bytes,
                     record: dict[str, Any]) -> dict[str, Any]:
         """Land a checked remote record as is; a local one that won a race is kept, and returned."""
-        if create_exclusive(self.record_path(kind, key), body, self._tmp):
+        if create_exclusive(self.record_path(kind, key), body, self._tmp, self._owner):
             self.index.add(kind, key, record)
             return record
         return self.get(kind, key) or record
@@ -292,7 +316,18 @@ class Store:
         path = self.root / "errors" / kind / key / f"{time.time():.6f}-{uuid.uuid4().hex[:8]}.json"
         body = {"cause": type(exc).__name__, "message": str(exc), "task_id": task_id,
                 "subject": subject, "kind": kind, "key": key, "created": time.time()}
-        create_exclusive(path, canonical_json(body), self._tmp)
+        try:
+            create_exclusive(path, canonical_json(body), self._tmp, self._owner)
+        except DiskFullError:
+            # The store keeps a small reserve for this: an infra error is recorded even on a
+            # full disk, so the target is counted and retried rather than lost from view.
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self.root / RESERVE)
+            try:
+                create_exclusive(path, canonical_json(body), self._tmp, self._owner)
+            except DiskFullError as full:
+                self._notify(f"store: the infra error of {kind}/{key} could not be recorded: "
+                             f"{full}")
 
     def errors(self, kind: str, key: str) -> list[dict[str, Any]]:
         base = self.root / "errors" / kind / key
@@ -318,7 +353,7 @@ class Store:
     # derived files (verdict summaries and the like) ------------------------------------------
     def write_derived(self, relpath: str, data: bytes) -> Path:
         path = self.root / relpath
-        replace_atomic(path, data, self._tmp)
+        replace_atomic(path, data, self._tmp, self._owner)
         return path
 
 
@@ -333,3 +368,22 @@ def _error_note(path: Path) -> dict[str, Any]:
         return note
     return {"cause": "UnreadableNote", "message": f"the error note {path} does not read back "
             "as JSON; remove it, or `evaluator quarantine release` to retry the target"}
+
+
+# A small file the store keeps so that, on a full disk, removing it makes room for the infra
+# error notes that say what happened (remade by the next process that finds space for it).
+RESERVE = ".reserve"
+_RESERVE_BYTES = 1 << 20
+
+
+def _keep_reserve(path: Path) -> None:
+    if path.exists():
+        return
+    try:
+        with open(path, "xb") as f:
+            f.write(bytes(_RESERVE_BYTES))
+    except FileExistsError:
+        pass
+    except OSError:  # no room for it now (or a read-only store): the next process tries again
+        with contextlib.suppress(OSError):
+            path.unlink()
