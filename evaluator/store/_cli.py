@@ -1,6 +1,6 @@
 """`python -m evaluator remote push [--all]`: upload what the local store holds and the remote
 lacks (what runs made while the remote was out of reach, or, with --all, every local record).
-`python -m evaluator store verify [--set-aside] [--hashes]`: every record read back and every
+`python -m evaluator store verify [--set-aside] [--hashes] [--reindex]`: every record read back and every
 blob it needs present, each problem named with what to do (exit 1 while any is left)."""
 
 from __future__ import annotations
@@ -34,6 +34,8 @@ def add_commands(sub: Any) -> None:
                             "that its target runs again")
     check.add_argument("--hashes", action="store_true",
                        help="also re-hash every blob (reads the whole store)")
+    check.add_argument("--reindex", action="store_true",
+                       help="then rebuild the index from the records")
     add_path_options(check, only=("store",))
     check.set_defaults(run=_verify)
 
@@ -42,6 +44,9 @@ def _verify(args: argparse.Namespace) -> int:
     try:
         store = Store()
         found = store.verify(aside=args.set_aside, hashes=args.hashes)
+        if args.reindex:
+            print(f"reindexed {store.reindex()} record(s)")
+            found.problems = [p for p in found.problems or () if "--reindex" not in p]
     except EvalError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -263,6 +263,10 @@ class Store:
                 f"({Settings.store_min_free_mb.env}); free space on its disk, or set "
                 f"{Settings.store.env} to a store on a larger one")
 
+    def indexed(self, kind: str) -> set[str]:
+        """The keys of `kind` the index holds."""
+        return self.index.keys(kind)
+
     def forget(self, kind: str, key: str) -> None:
         """Drop a record from the index (its file was set aside)."""
         self.index.remove(kind, key)

@@ -85,6 +85,7 @@ class _Store(BlobSource, Protocol):
     root: Path
 
     def forget(self, kind: str, key: str) -> None: ...
+    def indexed(self, kind: str) -> set[str]: ...
 
 
 def verify(store: _Store, *, aside: bool = False, hashes: bool = False,
@@ -111,9 +112,11 @@ def verify(store: _Store, *, aside: bool = False, hashes: bool = False,
                            "--hashes --set-aside` moves it aside, and the records that need it "
                            "are named here"))
     for kind_dir in sorted(p for p in (root / "records").iterdir() if p.is_dir()):
+        on_disk = set()
         for path in sorted(kind_dir.glob("*/*.json")):
             out.records += 1
             kind, key = kind_dir.name, path.stem
+            on_disk.add(key)
             try:
                 seen = os.stat(path)
                 record = parse_record(path.read_bytes(), kind, key)
@@ -135,6 +138,12 @@ def verify(store: _Store, *, aside: bool = False, hashes: bool = False,
                 store.forget(kind, key)
                 out.set_aside += 1
                 say(f"{kind}/{key}: moved to {moved}; its target runs again")
+        indexed = store.indexed(kind_dir.name)
+        unindexed, stale = len(on_disk - indexed), len(indexed - on_disk)
+        if unindexed or stale:
+            problem(f"the index of {root} lacks {unindexed} {kind_dir.name} record(s) on disk "
+                    f"and names {stale} that are not (a run stopped between record and index, "
+                    "or a full disk): `evaluator store verify --reindex` rebuilds it")
     return out
 
 

@@ -121,3 +121,13 @@ def test_store_verify_command(tmp_path: Path, store: Store) -> None:
                          timeout=120)
     assert out.returncode == 0 and "1 set aside" in out.stdout, out.stdout + out.stderr
     assert subprocess.run(argv, capture_output=True, cwd=tmp_path, timeout=120).returncode == 0
+
+
+def test_verify_finds_an_index_out_of_step_and_reindex_mends_it(store: Store) -> None:
+    _attempt(store, KEY)
+    _attempt(store, OTHER)
+    store.index.remove("attempt", OTHER)  # as a run stopped between record and index leaves it
+    found = store.verify(say=said.append)
+    assert any("lacks 1 attempt record(s)" in p and "--reindex" in p for p in found.problems or ())
+    store.reindex()
+    assert not store.verify(say=said.append).problems
