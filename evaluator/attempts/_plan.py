@@ -106,8 +106,19 @@ def plan_eval(task_set: TaskSet, lock: Lock, spec: EvalSpec, store: Store,
     limits = grade_spec(task_set, task_set.tasks[0], lock).limits
     table = spec.price_table()
     prices = {name: attempt_price(agent, table) for name, agent in agents.items()}
+    where = spec.price_file or "a price table (`prices:` in the eval config)"
+    problems = tuple(
+        f"agent {name!r}: model {agents[name].spec.model.id!r} has no price in {where}; add "
+        f"`{agents[name].spec.model.id}: {{input_per_mtok: ..., output_per_mtok: ...}}` there, or "
+        f"set `model.price: free` (it costs nothing) or `model.price: unpriced` (cost unknown, "
+        f"no cost limit) in {agents[name].dir / 'agent.yaml'}"
+        for name, price in prices.items() if price is None)
+    for name, problem in zip([n for n, p in prices.items() if p is None], problems, strict=True):
+        refused[name] = problem.split(": ", 1)[1]  # its cost could not be counted: it alone waits
     attempts, unfit = [], {}
     for agent in agents.values():
+        if agent.name in refused:
+            continue
         for task in task_set.tasks:
             if gate[task.id].verdict != VALID:
                 continue
@@ -124,13 +135,6 @@ def plan_eval(task_set: TaskSet, lock: Lock, spec: EvalSpec, store: Store,
                 attempts.append(PlannedAttempt(agent, task, s, attempt_seed(agent, s),
                                                attempt_key(material), gspec))
     excluded = {t: v for t, v in gate.items() if v.verdict != VALID}
-    where = spec.price_file or "a price table (`prices:` in the eval config)"
-    problems = tuple(
-        f"agent {name!r}: model {agents[name].spec.model.id!r} has no price in {where}; add "
-        f"`{agents[name].spec.model.id}: {{input_per_mtok: ..., output_per_mtok: ...}}` there, or "
-        f"set `model.price: free` (it costs nothing) or `model.price: unpriced` (cost unknown, "
-        f"no cost limit) in {agents[name].dir / 'agent.yaml'}"
-        for name, price in prices.items() if price is None)
     return EvalPlan(task_set, lock, spec, agents, tuple(attempts), excluded, problems, refused,
                     floor, unfit)
 

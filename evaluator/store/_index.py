@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
-from collections.abc import Iterable, Iterator
+import time
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -53,17 +55,43 @@ COLUMNS = ("task_set", "task_id", "subject", "status")
 class Index:
     """One connection per process (re-opened after fork), WAL so readers never block writers."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, rebuild: Callable[[str], None] = lambda why: None, *,
+                 missing: bool = False) -> None:
+        """`rebuild(why)` is called once a new index has been made in place of a damaged one, or
+        of a `missing` one (it is derived: the store refills it from the records)."""
         self._path = path
         self._conn: sqlite3.Connection | None = None
         self._pid = 0
+        self._rebuild = rebuild
+        self._missing = missing
 
     def _db(self) -> sqlite3.Connection:
         if self._conn is None or self._pid != os.getpid():
-            conn = connect_wal(self._path, _SCHEMA, timeout=60)
+            why = "it was missing" if self._missing else ""
+            try:
+                conn = connect_wal(self._path, _SCHEMA, timeout=60)
+            except sqlite3.DatabaseError as exc:
+                if type(exc) is not sqlite3.DatabaseError:  # locked, busy: not damage
+                    raise
+                why = self._set_aside(exc)
+                conn = connect_wal(self._path, _SCHEMA, timeout=60)
             conn.execute("PRAGMA synchronous=NORMAL")
-            self._conn, self._pid = conn, os.getpid()
+            self._conn, self._pid, self._missing = conn, os.getpid(), False
+            if why:
+                self._rebuild(why)
         return self._conn
+
+    def _set_aside(self, exc: sqlite3.DatabaseError) -> str:
+        """Move a damaged index (and its WAL) under corrupt/, kept; one process does it."""
+        with exclusive(self._path.with_name(self._path.name + ".lock")):
+            if not _damaged(self._path):
+                return ""  # another process replaced it meanwhile
+            dest = self._path.parent / "corrupt" / f"index-{time.time():.6f}"
+            dest.mkdir(parents=True, exist_ok=True)
+            for suffix in ("", "-wal", "-shm"):
+                with contextlib.suppress(FileNotFoundError):
+                    os.rename(f"{self._path}{suffix}", dest / f"{self._path.name}{suffix}")
+        return f"it was damaged ({exc}); moved to {dest}"
 
     def add(self, kind: str, key: str, record: dict[str, Any]) -> None:
         self.add_many([(kind, key, record)])
@@ -113,3 +141,15 @@ class Index:
 
 def _text(value: Any) -> str | None:
     return None if value is None else str(value)
+
+
+def _damaged(path: Path) -> bool:
+    try:
+        conn = sqlite3.connect(path, timeout=60)
+        try:
+            conn.execute("PRAGMA schema_version").fetchone()
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as exc:
+        return type(exc) is sqlite3.DatabaseError
+    return False

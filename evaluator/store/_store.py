@@ -71,7 +71,9 @@ class Store:
             (self.root / sub).mkdir(parents=True, exist_ok=True)
         self._owner = f"the store at {self.root}"
         _keep_reserve(self.root / RESERVE)
-        self.index = Index(self.root / "index.sqlite")
+        index = self.root / "index.sqlite"
+        self.index = Index(index, self._reindexed, missing=not index.exists() and any(
+            (self.root / "records").iterdir()))
         self._records = os.path.join(os.fspath(self.root), "records")
         backend = remote_from_env() if remote is FROM_ENV else remote
         self.remote = (RemoteCache(backend, self, notify, Pending(self.root))
@@ -166,9 +168,23 @@ class Store:
         return landed
 
     def read(self, cls: type[R], key: str) -> R | None:
-        """The record of `cls`'s kind under `key`, read back through its type; None if absent."""
+        """The record of `cls`'s kind under `key`, read back through its type; None if absent.
+        One that is JSON but not a `cls` (a field of the wrong type: damaged, or hand-edited) is
+        set aside like an unreadable one, so its target runs again."""
         data = self.get(cls.KIND, key)
-        return None if data is None else cls.parse(data, key)
+        if data is None:
+            return None
+        try:
+            return cls.parse(data, key)
+        except BadInputError as exc:
+            path = self._record_str(cls.KIND, key)
+            try:
+                seen = os.stat(path)
+            except FileNotFoundError:
+                raise exc from None  # a remote's record: nothing here to set aside
+            self._set_aside(cls.KIND, key, path, Unreadable(str(exc).split("; the record")[0]),
+                            seen)
+            return None
 
     def write(self, key: str, record: Record) -> bool:
         """`put` for a typed record (its kind is its type's)."""
@@ -270,6 +286,13 @@ class Store:
     def forget(self, kind: str, key: str) -> None:
         """Drop a record from the index (its file was set aside)."""
         self.index.remove(kind, key)
+
+    def _reindexed(self, why: str) -> None:
+        """A new index in place of a missing or damaged one: refilled from the records (the
+        source of truth), so queries never see an empty store that is not."""
+        count = self.reindex()
+        self._notify(f"store: the index of {self.root} was rebuilt from its {count} record(s) "
+                     f"({why})")
 
     # the local side, for the remote cache ---------------------------------------------------
     def has_local(self, kind: str, key: str) -> bool:

@@ -131,3 +131,35 @@ def test_verify_finds_an_index_out_of_step_and_reindex_mends_it(store: Store) ->
     assert any("lacks 1 attempt record(s)" in p and "--reindex" in p for p in found.problems or ())
     store.reindex()
     assert not store.verify(say=said.append).problems
+
+
+def test_a_record_of_the_wrong_shape_read_by_key_is_set_aside(store: Store) -> None:
+    """JSON, but a field of the wrong type: `read` took the whole eval down (a traceback in
+    the grade target, the report refused); it is set aside and absent now, as a torn one is."""
+    from evaluator.grading import GradeRecord
+
+    store.put("grade", KEY, {"outcome": "resolved", "tests": "not a mapping"})
+    assert store.read(GradeRecord, KEY) is None
+    assert "is unreadable: grade record" in said[0] and "field '" in said[0]
+    assert (store.root / "corrupt" / "grade" / KEY).is_dir()
+
+
+@pytest.mark.parametrize("damage", ["missing", "garbage"])
+def test_a_missing_or_damaged_index_is_rebuilt_from_the_records(tmp_path: Path,
+                                                                 damage: str) -> None:
+    first = Store(tmp_path / "store", remote=None)
+    _attempt(first, KEY)
+    _attempt(first, OTHER)
+    first.index.close()
+    index = tmp_path / "store" / "index.sqlite"
+    for extra in ("-wal", "-shm"):
+        Path(f"{index}{extra}").unlink(missing_ok=True)
+    if damage == "missing":
+        index.unlink()
+    else:
+        index.write_bytes(b"\x07" * 5000)  # sqlite3: "file is not a database"
+    again = Store(tmp_path / "store", remote=None, notify=said.append)
+    assert sorted(r["key"] for r in again.query("attempt")) == [KEY, OTHER]
+    assert "rebuilt from its" in said[0]
+    if damage == "garbage":
+        assert list((tmp_path / "store" / "corrupt").glob("index-*/index.sqlite"))
