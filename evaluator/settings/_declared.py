@@ -105,9 +105,17 @@ def _docker_host(raw: str) -> str:
     return raw
 
 
-def _existing_file(raw: str) -> Path:
+def _yaml_file(raw: str) -> Path:
+    # Parsed here too, so a config that is not YAML is refused by every command in one line
+    # (its fields are checked where it is read).
+    import yaml
+
     path = PATH.parse(raw)
-    if not path.is_file():
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise ValueError(raw) from exc
+    if data is not None and not isinstance(data, dict):
         raise ValueError(raw)
     return path
 
@@ -233,7 +241,7 @@ class Settings:
         "before an attempt starts (its trajectory, patch and records land there; a full disk "
         "would lose what the model was paid for); 0: no check", group="runs")
     simulated_config: Setting[Path | None] = Setting(
-        "EVAL_SIMULATED_CONFIG", Kind("the path of an existing file", _existing_file), None,
+        "EVAL_SIMULATED_CONFIG", Kind("the path of an existing YAML file (a mapping)", _yaml_file), None,
         "YAML config of the simulated model endpoint", group="runs",
         default_doc="evaluator/simulated/default.yaml")
     # --- images

@@ -56,6 +56,14 @@ def test_config_and_every_command_refuse_a_bad_setting_in_one_line(tmp_path: Pat
     assert not (tmp_path / "store").exists()  # refused before anything was made
 
 
+def test_a_simulated_config_that_is_not_yaml_is_refused(tmp_path: Path) -> None:
+    bad = tmp_path / "sim.yaml"
+    bad.write_text("policies: [\n")
+    assert "EVAL_SIMULATED_CONFIG" in Settings({"EVAL_SIMULATED_CONFIG": str(bad)}).problems()[0]
+    bad.write_text("- a list\n")
+    assert Settings({"EVAL_SIMULATED_CONFIG": str(bad)}).problems()
+
+
 def test_good_values_pass(tmp_path: Path) -> None:
     config = tmp_path / "sim.yaml"
     config.write_text("{}\n")
