@@ -69,6 +69,9 @@ def _attempt_action(name: str, label: str) -> TaskFailed | None:
     store = ctx.store()
     if store.has("attempt", pa.key) or quarantined(store, plan.spec, pa.key):
         return None
+    if _sim_failed and pa.agent.simulated:
+        say(f"{label}: not started: the simulated endpoint could not start: {_sim_failed}")
+        return None
     short = store.space_problem()
     if short:  # a result that cannot be stored would be paid for again
         say(f"{label}: not started: {short}")
@@ -231,14 +234,24 @@ def _plan_action(name: str) -> TaskFailed | None:
     return None
 
 
+# Why the simulated endpoint could not start in this invocation ("" when it did or was not
+# needed): its attempts are not started, so no error note counts against their retry budget.
+_sim_failed = ""
+
+
 def _ensure_simulated(plan: EvalPlan) -> None:
     """Start one simulated endpoint in the parent; forked workers inherit its address."""
+    global _sim_failed
     if settings.simulated_url or not any(a.simulated for a in plan.agents.values()):
         return
-
-
     config = settings.simulated_config
-    endpoint = start_simulated_endpoint(ctx.tasks_root(), None if config is None else str(config))
+    try:
+        endpoint = start_simulated_endpoint(ctx.tasks_root(),
+                                            None if config is None else str(config))
+    except EvalError as exc:  # a bad config: one line here, never a traceback in doit's load
+        _sim_failed = str(exc)
+        say(f"error: the simulated endpoint could not start: {exc}", err=True)
+        return
     atexit.register(endpoint.close)
     os.environ[_SIM_ENV] = endpoint.base_url
 
