@@ -5,6 +5,7 @@ named by `verify` and by the reader, with what to do."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -113,14 +114,16 @@ def test_store_verify_command(tmp_path: Path, store: Store) -> None:
     patch = str(body["patch"])
     (store.root / "blobs" / patch[:2] / patch[2:]).unlink()
     argv = [sys.executable, "-m", "evaluator", "store", "verify", "--store", str(store.root)]
-    out = subprocess.run(argv, text=True, capture_output=True, cwd=tmp_path, timeout=120)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = subprocess.run(argv, text=True, capture_output=True, cwd=tmp_path, timeout=120, env=env)
     assert out.returncode == 1, out.stderr
     assert f"attempt/{KEY} needs blob {patch} (its patch)" in out.stdout
     assert "checked 1 record(s)" in out.stdout and "1 problem(s)" in out.stdout
     out = subprocess.run([*argv, "--set-aside"], text=True, capture_output=True, cwd=tmp_path,
-                         timeout=120)
+                         timeout=120, env=env)
     assert out.returncode == 0 and "1 set aside" in out.stdout, out.stdout + out.stderr
-    assert subprocess.run(argv, capture_output=True, cwd=tmp_path, timeout=120).returncode == 0
+    assert subprocess.run(argv, capture_output=True, cwd=tmp_path, timeout=120,
+                          env=env).returncode == 0
 
 
 def test_verify_finds_an_index_out_of_step_and_reindex_mends_it(store: Store) -> None:

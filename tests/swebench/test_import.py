@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -125,7 +126,8 @@ def test_one_bad_line_fails_alone_named_by_line_and_field(tmp_path: Path) -> Non
     out = subprocess.run([sys.executable, "-m", "evaluator", "import", "swebench",
                           str(tmp_path / "rows.jsonl"), "--set", "imported", "--setup", "",
                           "--repo-dir", str(repo), "--no-build", "--tasks", str(tmp_path / "tasks")],
-                         text=True, capture_output=True, cwd=tmp_path, timeout=300)
+                         text=True, capture_output=True, cwd=tmp_path, timeout=300,
+                         env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])})
     assert out.returncode == 1, out.stdout + out.stderr  # not every row made it
     skipped = [line for line in out.stdout.splitlines() if line.startswith("skipped")]
     assert len(skipped) == 2 and "rows.jsonl:2: not a JSON row" in skipped[0]
