@@ -19,6 +19,7 @@ from evaluator.attempts._record import AttemptRecord, AttemptRun
 from evaluator.attempts._result import grade_attempt
 from evaluator.attempts._run import Trajectory, extract_patch, run_attempt
 from evaluator.attempts._spend import InputTooLarge, ceiling
+from evaluator.attempts._state import EvalState, StoredAttempt, StoredResult
 from evaluator.attempts._summary import attempt_status, format_summary, summarize, unpriced
 
 __all__ = [
@@ -33,6 +34,9 @@ __all__ = [
     "MeteredModel",
     "MeteredSandbox",
     "EvalPlan",
+    "EvalState",
+    "StoredAttempt",
+    "StoredResult",
     "PlannedAttempt",
     "attempt_status",
     "estimate_cost",

@@ -26,8 +26,9 @@ from evaluator.remote import remote_from_env
 from evaluator.settings import Settings, settings
 from evaluator.store._backend import RemoteBackend
 from evaluator.store._corrupt import Unreadable, aside_line, parse_record, set_aside
-from evaluator.store._files import create_exclusive, free_bytes, replace_atomic
+from evaluator.store._files import create_exclusive, create_many, free_bytes, replace_atomic
 from evaluator.store._index import Index
+from evaluator.store._lease import Leases
 from evaluator.store._pending import Pending
 from evaluator.store._record import Record
 from evaluator.store._through import RemoteCache
@@ -40,6 +41,13 @@ R = TypeVar("R", bound=Record)
 def default_root() -> Path:
     """`settings.store`: --store, else `$EVAL_STORE`, else `.eval` in the current directory."""
     return settings.store
+
+
+def _listdir(path: str) -> list[str]:
+    try:
+        return os.listdir(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return []
 
 
 class _FromEnv(enum.Enum):
@@ -74,6 +82,7 @@ class Store:
         index = self.root / "index.sqlite"
         self.index = Index(index, self._reindexed, missing=not index.exists() and any(
             (self.root / "records").iterdir()))
+        self.leases = Leases(self.root)
         self._records = os.path.join(os.fspath(self.root), "records")
         backend = remote_from_env() if remote is FROM_ENV else remote
         self.remote = (RemoteCache(backend, self, notify, Pending(self.root))
@@ -167,6 +176,21 @@ class Store:
                              "space")
         return landed
 
+    def put_many(self, kind: str, records: Iterable[tuple[str, dict[str, Any]]]) -> int:
+        """`put` for many (key, record) pairs of one kind: one sync and one index transaction
+        for all of them, not two syncs and a transaction each. Returns how many landed (a key
+        already stored keeps its record). With a remote each goes up as `put` sends it."""
+        if self.remote is not None:
+            return sum(self.put(kind, key, record) for key, record in records)
+        now = time.time()
+        bodies = [{**record, "kind": kind, "key": key, "created": record.get("created", now)}
+                  for key, record in records if not self.has_local(kind, key)]
+        landed = create_many([(self.record_path(kind, b["key"]), canonical_json(b))
+                              for b in bodies], self._tmp, self._owner)
+        rows = [(kind, b["key"], b) for b, ok in zip(bodies, landed, strict=True) if ok]
+        self.index.add_many(rows)
+        return len(rows)
+
     def read(self, cls: type[R], key: str) -> R | None:
         """The record of `cls`'s kind under `key`, read back through its type; None if absent.
         One that is JSON but not a `cls` (a field of the wrong type: damaged, or hand-edited) is
@@ -203,13 +227,16 @@ class Store:
         return self.remote.prefetch(kind, keys) if self.remote is not None else 0
 
     def iter_records(self, kind: str) -> Iterator[dict[str, Any]]:
-        """Every record of a kind, read from the JSON files (the source of truth); one that
-        does not read back is set aside, as `get` does."""
-        base = self.root / "records" / kind
-        for path in sorted(base.glob("*/*.json")):
-            record = self.get(kind, path.stem) if path.parent.name == path.stem[:2] else None
-            if record is not None:
-                yield record
+        """Every record of a kind, read from the JSON files (the source of truth), one at a
+        time in key order; one that does not read back is set aside, as `get` does."""
+        base = os.path.join(self._records, kind)
+        for prefix in sorted(_listdir(base)):
+            for name in sorted(_listdir(os.path.join(base, prefix))):
+                key = name[:-len(".json")]
+                if name.endswith(".json") and key[:2] == prefix:  # strays are not records
+                    record = self.get(kind, key)
+                    if record is not None:
+                        yield record
 
     def query(self, kind: str, **where: str) -> list[dict[str, Any]]:
         """Records of a kind filtered on indexed columns (task_set, task_id, subject, status).
@@ -237,15 +264,19 @@ class Store:
         return out
 
     def reindex(self) -> int:
-        """Rebuild the index from the records, e.g. after a crash between record and index."""
-        self.index.clear()
-        rows = [
+        """Rebuild the index from the records, e.g. after a crash between record and index:
+        one transaction, the records streamed into it (memory stays flat at any size)."""
+        return self.index.rebuild(
             (r["kind"], r["key"], r)
-            for kind_dir in sorted((self.root / "records").iterdir())
-            for r in self.iter_records(kind_dir.name)
-        ]
-        self.index.add_many(rows)
-        return len(rows)
+            for kind in sorted(_listdir(self._records))
+            for r in self.iter_records(kind))
+
+    def index_record(self, kind: str, key: str) -> None:
+        """Index the local record of (kind, key) again: the index is derived, and a crash
+        between a record's landing and its row leaves the record unindexed."""
+        data = self.get(kind, key)
+        if data is not None and self.has_local(kind, key):
+            self.index.add(kind, key, data)
 
     # checks ---------------------------------------------------------------------------------
     def missing_blobs(self, record: dict[str, Any]) -> list[tuple[str, str]]:
@@ -365,6 +396,12 @@ class Store:
     def error_count(self, kind: str, key: str) -> int:
         base = self.root / "errors" / kind / key
         return len(os.listdir(base)) if base.is_dir() else 0
+
+    def error_counts(self, kind: str) -> dict[str, int]:
+        """Infra errors noted per key of a kind, from one listing (keys without any are left
+        out): what a command over many targets asks instead of `error_count` per key."""
+        base = os.path.join(os.fspath(self.root), "errors", kind)
+        return {key: n for key in _listdir(base) if (n := len(_listdir(os.path.join(base, key))))}
 
     def release_errors(self, kind: str, key: str) -> int:
         """Move a target's infra errors aside (kept under `released/`, never deleted), so it is

@@ -73,6 +73,17 @@ def test_a_scan_and_a_reindex_pass_over_an_unreadable_record(store: Store) -> No
     assert (store.root / "corrupt" / "grade" / KEY).is_dir()
 
 
+def test_a_reindex_that_meets_an_unreadable_record_sets_it_aside(store: Store) -> None:
+    """The rebuild streams the records in one transaction; the one it sets aside on the way
+    is forgotten within it (a second transaction inside it failed)."""
+    _attempt(store, KEY)
+    _attempt(store, OTHER)
+    store.record_path("attempt", KEY).write_bytes(b'{"kind": "attempt", "ke')
+    assert store.reindex() == 1
+    assert [r["key"] for r in store.query("attempt")] == [OTHER]
+    assert (store.root / "corrupt" / "attempt" / KEY).is_dir() and len(said) == 1
+
+
 def test_an_unreadable_error_note_is_counted_and_named(store: Store) -> None:
     store.put_error("attempt", KEY, RuntimeError("engine down"))
     note = next((store.root / "errors" / "attempt" / KEY).iterdir())
