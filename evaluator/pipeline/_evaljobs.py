@@ -75,14 +75,18 @@ def _attempt_action(name: str, label: str) -> TaskFailed | None:
     store = ctx.store()
     # Another run on this store may be running this very attempt: wait for it rather than
     # pay the model twice (its record lands, or it dies and this run takes the attempt over).
-    with store.leases.hold("attempt", pa.key, lambda: store.has_local("attempt", pa.key),
-                           lambda holder: say(f"{label}: being run by {holder}; waiting")):
-        if store.has("attempt", pa.key):
-            store.index_record("attempt", pa.key)  # the index missed it (a crash between)
-            return None
-        if quarantined(store, plan.spec, pa.key):
-            return None
-        _run_attempt(name, label, plan, pa, store)
+    try:
+        lease = store.leases.hold("attempt", pa.key, lambda: store.has_local("attempt", pa.key),
+                                  lambda holder: say(f"{label}: being run by {holder}; waiting"))
+        with lease:
+            if store.has("attempt", pa.key):
+                store.index_record("attempt", pa.key)  # the index missed it (a crash between)
+                return None
+            if quarantined(store, plan.spec, pa.key):
+                return None
+            _run_attempt(name, label, plan, pa, store)
+    except DiskFullError as exc:  # its lease could not be made: nothing was paid for
+        say(f"{label}: not started: {exc}")
     return None
 
 
@@ -160,18 +164,18 @@ def _grade_action(name: str, label: str) -> TaskFailed | None:
         return None  # quarantined or refused by the budget: nothing to grade
     result = pa.result_key(attempt.patch)
     # As for attempts: two runs on one store grade an attempt once.
-    with store.leases.hold("result", result, lambda: store.has_local("result", result),
-                           lambda holder: say(f"{label}: being graded by {holder}; waiting")):
-        if store.has("result", result):
-            store.index_record("result", result)
-            return None
-        lost = lost_grade_recorder(store, pa.grade_key(attempt.patch), pa.task.id,
-                                   pa.agent.name, label)
-        try:
-            grade_attempt(store, ctx.executor(plan.spec.concurrency.sandboxes).grader(lost), plan,
-                          pa, attempt)
-        except EvalError as exc:
-            say(f"{label}: grading failed, retried next run: {type(exc).__name__}: {exc}")
+    try:  # a full disk that refuses the lease is one line too
+        with store.leases.hold("result", result, lambda: store.has_local("result", result),
+                               lambda holder: say(f"{label}: being graded by {holder}; waiting")):
+            if store.has("result", result):
+                store.index_record("result", result)
+                return None
+            lost = lost_grade_recorder(store, pa.grade_key(attempt.patch), pa.task.id,
+                                       pa.agent.name, label)
+            grade_attempt(store, ctx.executor(plan.spec.concurrency.sandboxes).grader(lost),
+                          plan, pa, attempt)
+    except EvalError as exc:
+        say(f"{label}: grading failed, retried next run: {type(exc).__name__}: {exc}")
     return None
 
 
