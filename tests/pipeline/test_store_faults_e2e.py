@@ -1,6 +1,6 @@
 """A damaged store under doit (issue 31): one truncated record no longer takes down `plan`,
-`eval` and `report` of its set with a JSONDecodeError naming no file; a missing blob no longer
-shows as an attempt of "0 steps" and an empty patch without a word."""
+`eval` and `report` of its set with a JSONDecodeError naming no file (`store verify` names it);
+a missing blob no longer shows as an attempt of "0 steps" and an empty patch without a word."""
 
 from __future__ import annotations
 
@@ -26,20 +26,29 @@ def _attempts(p: Project) -> dict[str, Path]:
 
 
 def test_a_truncated_record_is_named_set_aside_and_run_again(evaluated: Project) -> None:
+    """plan and eval count what is done from the index and read no record file of done work,
+    so a damaged one breaks neither; `store verify` (or a report page that reads it) names it
+    and sets it aside, and then its attempt alone runs again."""
     path = _attempts(evaluated)["sim-b/add-bug/0"]
     damaged = path.read_bytes()[:100]
     path.write_bytes(damaged)
-    plan = evaluated.doit("plan:mini")
-    assert plan.returncode == 0, plan.stdout + plan.stderr
-    assert "JSONDecodeError" not in plan.stderr and str(path) in plan.stderr
-    assert "1 of 4 attempts would run" in plan.stdout
+    evaluated.env["EVAL_REPORTS"] = str(evaluated.root / "reports")
+    out = evaluated.doit("plan:mini")
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stdout + out.stderr
+    verify = [sys.executable, "-m", "evaluator", "store", "verify"]
+    out = subprocess.run(verify, env=evaluated.env, cwd=evaluated.root, text=True,
+                         capture_output=True, timeout=300)
+    assert out.returncode == 1 and str(path) in out.stdout and "--set-aside" in out.stdout
+    aside = subprocess.run([*verify, "--set-aside"], env=evaluated.env, cwd=evaluated.root,
+                           text=True, capture_output=True, timeout=300)
+    assert aside.returncode == 0, aside.stdout + aside.stderr
     kept = list((evaluated.root / "store" / "corrupt" / "attempt" / path.stem).iterdir())
     assert [k.read_bytes() for k in kept] == [damaged]
+    assert "1 of 4 attempts would run" in evaluated.doit("plan:mini").stdout
     out = evaluated.doit("eval:mini")
     assert out.returncode == 0, out.stdout + out.stderr
     assert executed(out.stdout, "attempt:") == ["attempt:mini/sim-b/add-bug/0"]
     assert json.loads(path.read_bytes())["key"] == path.stem  # landed again, whole
-    evaluated.env["EVAL_REPORTS"] = str(evaluated.root / "reports")
     report = evaluated.doit("report:mini")
     assert report.returncode == 0, report.stdout + report.stderr
 
