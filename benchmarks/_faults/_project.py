@@ -7,6 +7,7 @@ import json
 import os
 import re
 import shutil
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Callable
@@ -97,6 +98,12 @@ class Project:
         done = json.loads(mark.read_text()) if mark.exists() else []
         mark.write_text(json.dumps([*done, ["attempt", path.stem]]))
         path.unlink()
+        # Its index row too: plan and eval count done work from the index (a record file
+        # deleted by hand stays done until `evaluator store verify --reindex`).
+        db = sqlite3.connect(self.store / "index.sqlite", timeout=60)
+        with db:
+            db.execute("DELETE FROM records WHERE kind = 'attempt' AND key = ?", (path.stem,))
+        db.close()
 
     def first_task(self) -> str:
         return sorted(p.name for p in (self.root / "tasks" / "mini").iterdir() if p.is_dir())[0]
