@@ -36,6 +36,7 @@ from evaluator.gold._verdict import (
     decide,
     decide_tests,
 )
+from evaluator.gold._why import why_undecided
 
 __all__ = [
     "BROKEN_GOLD",
@@ -67,5 +68,6 @@ __all__ = [
     "required_spec",
     "run_grade",
     "verdicts",
+    "why_undecided",
     "write_verdict",
 ]
