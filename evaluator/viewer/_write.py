@@ -21,7 +21,6 @@ import functools
 import json
 import multiprocessing
 import os
-import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -30,8 +29,8 @@ from typing import Any
 from evaluator.hashing import hash_bytes, hash_json, hash_tree
 
 MANIFEST = ".manifest.json"
-# 2: each page's files named relative to its own folder (see `_Manifest`).
-_FORMAT = 2
+# 3: each page's stamp and files in one string (see `_Manifest`).
+_FORMAT = 3
 # Below this many pages to render, forking a pool costs more than it saves.
 _POOL_FROM = 64
 
@@ -71,7 +70,7 @@ def write_site(out_dir: Path, units: list[Unit], always: dict[str, bytes],
         h = hash_bytes(data)[:32]
         if not old.current(out_dir, path, h):
             _put(out_dir / path, data)
-        new.pages[path] = (h, ("",))
+        new.pages[path] = f"{h}\t"
     del old
     for page, files, stamp_, noted in _render_all(out_dir, todo, jobs):
         new.add(page, "" if noted else stamp_, files)  # a page with a note is not done
@@ -85,16 +84,17 @@ def write_site(out_dir: Path, units: list[Unit], always: dict[str, bytes],
 class _Manifest:
     """Which files each page of the folder was made of, under which stamp.
 
-    A page `a/b.html` and the files beside it under `a/b/` are kept as the page's stamp and
-    the files' names relative to `a/b/` ("" for the page itself), the names interned: at
-    100,000 attempt pages of six files each, full paths held 600,000 strings (200 MB) where
-    the names are six. A file outside its page's folder keeps its path, marked by a leading
-    "/". What the folder may hold is asked file by file (`owns`), never gathered in a set.
+    A page `a/b.html` and the files beside it under `a/b/` are kept as one string, the page's
+    stamp and the files' names relative to `a/b/` ("" for the page itself), tab-separated: at
+    100,000 attempt pages of six files each, lists of full paths held 600,000 strings (200 MB)
+    and a string per page holds 40 MB, read straight from the JSON. A file outside its
+    page's folder keeps its path, marked by a leading "/". What the folder may hold is asked
+    file by file (`owns`), never gathered in a set.
     """
 
-    def __init__(self, pages: dict[str, tuple[str, tuple[str, ...]]] | None = None) -> None:
+    def __init__(self, pages: dict[str, str] | None = None) -> None:
         self.pages = pages or {}
-        self._outside: list[tuple[str, ...]] | None = None
+        self._outside: list[list[str]] | None = None
 
     @classmethod
     def read(cls, out_dir: Path) -> _Manifest:
@@ -106,42 +106,37 @@ class _Manifest:
             else None
         if not isinstance(pages, dict):
             return cls()
-        intern = sys.intern
-        return cls({page: (e[0], tuple(intern(n) for n in e[1])) for page, e in pages.items()
-                    if isinstance(e, list) and len(e) == 2 and isinstance(e[0], str)
-                    and isinstance(e[1], list) and all(isinstance(n, str) for n in e[1])})
+        return cls({page: e for page, e in pages.items() if isinstance(e, str)})
 
     def current(self, out_dir: Path, page: str, stamp_: str) -> bool:
         """`page` was made under `stamp_` and its file is there."""
-        entry = self.pages.get(page)
-        return (entry is not None and entry[0] == stamp_ and entry[1][:1] == ("",)
+        entry = self.pages.get(page, "").split("\t", 2)
+        return (len(entry) > 1 and entry[0] == stamp_ and entry[1] == ""
                 and os.path.isfile(out_dir / page))
 
     def add(self, page: str, stamp_: str, files: list[str]) -> None:
         stem = page.removesuffix(".html") + "/"
-        names = ("" if f == page else sys.intern(f[len(stem):]) if f.startswith(stem)
-                 else "/" + f for f in files)
-        self.pages[page] = (stamp_, tuple(sorted(names)))
+        names = ("" if f == page else f[len(stem):] if f.startswith(stem) else "/" + f
+                 for f in files)
+        self.pages[page] = "\t".join([stamp_, *sorted(names)])
 
     def owns(self, path: str) -> bool:
         """`path` (relative to the folder) is a file of some page."""
         entry = self.pages.get(path)
-        if entry is not None and "" in entry[1]:
+        if entry is not None and "" in entry.split("\t")[1:]:
             return True
         cut = path.find("/")
         while cut != -1:
             entry = self.pages.get(path[:cut] + ".html")
-            if entry is not None and path[cut + 1:] in entry[1]:
+            if entry is not None and path[cut + 1:] in entry.split("\t")[1:]:
                 return True
             cut = path.find("/", cut + 1)
         if self._outside is None:  # rare (no page has such files today): gathered on a miss
-            self._outside = [n for _, n in self.pages.values() if any(x[:1] == "/" for x in n)]
+            self._outside = [e.split("\t")[1:] for e in self.pages.values() if "\t/" in e]
         return any("/" + path in names for names in self._outside)
 
     def dump(self) -> bytes:
-        return json.dumps({"format": _FORMAT,
-                           "pages": {p: [s, list(n)] for p, (s, n) in self.pages.items()}},
-                          sort_keys=True).encode()
+        return json.dumps({"format": _FORMAT, "pages": self.pages}, sort_keys=True).encode()
 
 
 def _render_all(out_dir: Path, todo: list[Unit],
