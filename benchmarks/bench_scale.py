@@ -27,6 +27,7 @@ needs no `make demo`: its template is a real run it makes first, the demo cut to
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -58,20 +59,34 @@ class Figure:
     note: str = ""
 
 
+# Peak RSS is read by a small launcher, not from this process's wait4: a child made by a
+# fork (or vfork) of this benchmark inherits its high-water mark, so every command at 100,000
+# attempts read as this process's 500 MB plan. The launcher is a fresh interpreter of ~10 MB;
+# it spawns the command and reports the command's own rusage (its children's included).
+_LAUNCH = """
+import json, os, sys
+pid = os.posix_spawnp(sys.argv[2], sys.argv[2:], os.environ)
+_, status, u = os.wait4(pid, 0)
+with open(sys.argv[1], "w") as f:
+    json.dump([u.ru_utime + u.ru_stime, u.ru_maxrss], f)
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
 def run(cmd: list[str], env: dict[str, str], cwd: Path, check: str = "") -> Figure:
     """One command as its own process: wall, CPU of it and its children, peak RSS."""
-    with tempfile.TemporaryFile() as out:
+    with tempfile.TemporaryFile() as out, tempfile.NamedTemporaryFile("r") as usage:
         t0 = time.perf_counter()
-        proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=out, stderr=subprocess.STDOUT)
-        _, status, usage = os.wait4(proc.pid, 0)
+        proc = subprocess.run([sys.executable, "-c", _LAUNCH, usage.name, *cmd], env=env,
+                              cwd=cwd, stdout=out, stderr=subprocess.STDOUT)
         wall = time.perf_counter() - t0
-        proc.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         text = out.read().decode("utf-8", "replace")
+        cpu, maxrss_kb = json.loads(usage.read() or "[0, 0]")
     if proc.returncode != 0 or (check and check not in text):
         raise SystemExit(f"{' '.join(cmd[-2:])} failed (exit {proc.returncode}); its output:\n"
                          f"{text[-4000:]}")
-    return Figure(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
+    return Figure(wall, cpu, maxrss_kb / 1024)
 
 
 def api(project: ScaleProject, env: dict[str, str], agents: list[str]) -> dict[str, Figure]:

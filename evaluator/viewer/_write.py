@@ -29,7 +29,8 @@ from typing import Any
 from evaluator.hashing import hash_bytes, hash_json, hash_tree
 
 MANIFEST = ".manifest.json"
-_FORMAT = 1
+# 3: each page's stamp and files in one string (see `_Manifest`).
+_FORMAT = 3
 # Below this many pages to render, forking a pool costs more than it saves.
 _POOL_FROM = 64
 
@@ -61,30 +62,81 @@ def write_site(out_dir: Path, units: list[Unit], always: dict[str, bytes],
     (written when their bytes differ); returns how many pages were rendered and kept. What
     the renders noted (`Rendered.notes`) is added to `notes`."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    old = _read_manifest(out_dir)
-    todo = [u for u in units if not _current(out_dir, old.get(u[0]), u[1])]
+    old = _Manifest.read(out_dir)
+    todo = [u for u in units if not old.current(out_dir, u[0], u[1])]
     redo = {u[0] for u in todo}
-    manifest = {page: old[page] for page, _, _ in units if page not in redo}
-    for page, files, stamp_, noted in _render_all(out_dir, todo, jobs):
-        manifest[page] = ["" if noted else stamp_, files]  # a page with a note is not done
-        if notes is not None:
-            notes.extend(noted)
+    new = _Manifest({page: old.pages[page] for page, _, _ in units if page not in redo})
     for path, data in always.items():
         h = hash_bytes(data)[:32]
-        if (old.get(path) or [None])[0] != h or not (out_dir / path).is_file():
+        if not old.current(out_dir, path, h):
             _put(out_dir / path, data)
-        manifest[path] = [h, [path]]
-    keep = {f for _, files in manifest.values() for f in files} | {MANIFEST}
-    _remove_others(out_dir, keep)
-    _put(out_dir / MANIFEST, json.dumps({"format": _FORMAT, "pages": manifest},
-                                        sort_keys=True).encode())
+        new.pages[path] = f"{h}\t"
+    del old
+    for page, files, stamp_, noted in _render_all(out_dir, todo, jobs):
+        new.add(page, "" if noted else stamp_, files)  # a page with a note is not done
+        if notes is not None:
+            notes.extend(noted)
+    _remove_others(out_dir, new)
+    _put(out_dir / MANIFEST, new.dump())
     return {"rendered": len(todo), "kept": len(units) - len(todo)}
 
 
-def _current(out_dir: Path, entry: Any, stamp_: str) -> bool:
-    return (isinstance(entry, list) and len(entry) == 2 and entry[0] == stamp_
-            and isinstance(entry[1], list) and bool(entry[1])
-            and os.path.isfile(out_dir / entry[1][0]))
+class _Manifest:
+    """Which files each page of the folder was made of, under which stamp.
+
+    A page `a/b.html` and the files beside it under `a/b/` are kept as one string, the page's
+    stamp and the files' names relative to `a/b/` ("" for the page itself), tab-separated: at
+    100,000 attempt pages of six files each, lists of full paths held 600,000 strings (200 MB)
+    and a string per page holds 40 MB, read straight from the JSON. A file outside its
+    page's folder keeps its path, marked by a leading "/". What the folder may hold is asked
+    file by file (`owns`), never gathered in a set.
+    """
+
+    def __init__(self, pages: dict[str, str] | None = None) -> None:
+        self.pages = pages or {}
+        self._outside: list[list[str]] | None = None
+
+    @classmethod
+    def read(cls, out_dir: Path) -> _Manifest:
+        try:
+            raw = json.loads((out_dir / MANIFEST).read_bytes())
+        except (OSError, ValueError):
+            return cls()
+        pages = raw.get("pages") if isinstance(raw, dict) and raw.get("format") == _FORMAT \
+            else None
+        if not isinstance(pages, dict):
+            return cls()
+        return cls({page: e for page, e in pages.items() if isinstance(e, str)})
+
+    def current(self, out_dir: Path, page: str, stamp_: str) -> bool:
+        """`page` was made under `stamp_` and its file is there."""
+        entry = self.pages.get(page, "").split("\t", 2)
+        return (len(entry) > 1 and entry[0] == stamp_ and entry[1] == ""
+                and os.path.isfile(out_dir / page))
+
+    def add(self, page: str, stamp_: str, files: list[str]) -> None:
+        stem = page.removesuffix(".html") + "/"
+        names = ("" if f == page else f[len(stem):] if f.startswith(stem) else "/" + f
+                 for f in files)
+        self.pages[page] = "\t".join([stamp_, *sorted(names)])
+
+    def owns(self, path: str) -> bool:
+        """`path` (relative to the folder) is a file of some page."""
+        entry = self.pages.get(path)
+        if entry is not None and "" in entry.split("\t")[1:]:
+            return True
+        cut = path.find("/")
+        while cut != -1:
+            entry = self.pages.get(path[:cut] + ".html")
+            if entry is not None and path[cut + 1:] in entry.split("\t")[1:]:
+                return True
+            cut = path.find("/", cut + 1)
+        if self._outside is None:  # rare (no page has such files today): gathered on a miss
+            self._outside = [e.split("\t")[1:] for e in self.pages.values() if "\t/" in e]
+        return any("/" + path in names for names in self._outside)
+
+    def dump(self) -> bytes:
+        return json.dumps({"format": _FORMAT, "pages": self.pages}, sort_keys=True).encode()
 
 
 def _render_all(out_dir: Path, todo: list[Unit],
@@ -121,22 +173,14 @@ def _render_one(out_dir: Path, unit: Unit) -> tuple[str, list[str], str, list[st
             list(getattr(files, "notes", ())))
 
 
-def _read_manifest(out_dir: Path) -> dict[str, Any]:
-    try:
-        raw = json.loads((out_dir / MANIFEST).read_bytes())
-    except (OSError, ValueError):
-        return {}
-    pages = raw.get("pages") if isinstance(raw, dict) and raw.get("format") == _FORMAT else None
-    return pages if isinstance(pages, dict) else {}
-
-
-def _remove_others(out_dir: Path, keep: set[str]) -> None:
-    """Remove every file under `out_dir` that is not in `keep`, then the folders left empty."""
+def _remove_others(out_dir: Path, manifest: _Manifest) -> None:
+    """Remove every file under `out_dir` that no page of `manifest` owns (a removed attempt's,
+    a foreign file), then the folders left empty: the folder holds what a full render would."""
     for top, _dirs, files in os.walk(out_dir, topdown=False):
         rel = os.path.relpath(top, out_dir)
         for name in files:
             path = name if rel == "." else f"{rel}/{name}"
-            if path not in keep:
+            if path != MANIFEST and not manifest.owns(path):
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(os.path.join(top, name))
         if rel != ".":
