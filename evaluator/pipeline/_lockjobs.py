@@ -18,9 +18,18 @@ from evaluator.images import (
     task_image_current,
 )
 from evaluator.images import repin as repin_base
-from evaluator.lock import DockerPinResolver, lock_path, lock_problems, read_lock, resolve_lock
+from evaluator.lock import (
+    DockerPinResolver,
+    Lock,
+    known_commits,
+    lock_path,
+    lock_problems,
+    read_lock,
+    resolve_lock,
+)
 from evaluator.pipeline import _context as ctx
 from evaluator.pipeline._seals import seal_set
+from evaluator.settings import settings
 from evaluator.store import replace_atomic
 
 
@@ -62,9 +71,11 @@ def write_lock(name: str, repin: bool = False) -> TaskFailed | None:
         failed = build_images(name)
         if failed is not None:
             return failed
-        lock = resolve_lock(loaded.task_set, DockerPinResolver(ctx.docker()))
+        jobs = settings.lock_jobs
+        lock = resolve_lock(loaded.task_set, DockerPinResolver(ctx.docker()), jobs=jobs,
+                            known=known_commits(loaded.task_set, _old_lock(name)))
         old = _old_tasks(lock_path(name, ctx.lock_dir()))
-        lock = seal_set(loaded.task_set, lock, ctx.docker(), old)
+        lock = seal_set(loaded.task_set, lock, ctx.docker(), old, jobs=jobs)
     except EvalError as exc:
         return TaskFailed(str(exc))
     path = lock_path(name, ctx.lock_dir())
@@ -73,6 +84,15 @@ def write_lock(name: str, repin: bool = False) -> TaskFailed | None:
     replace_atomic(path, lock.to_json(), path.parent)
     say(f"wrote {path} (task set version {lock.version}, {len(lock.tasks)} tasks)")
     return None
+
+
+def _old_lock(name: str) -> Lock | None:
+    """The lock being replaced, if it reads and is not hand-edited: its base commits are
+    answers for the same image content (`known_commits`), not asked again."""
+    try:
+        return read_lock(name, ctx.lock_dir())
+    except EvalError:
+        return None
 
 
 def _old_tasks(path: Any) -> dict[str, Any]:
@@ -114,7 +134,10 @@ def lock_is_current(task: Any, name: str) -> bool:
         if lock_problems(loaded.task_set, lock):
             return False
         resolver = DockerPinResolver(ctx.docker())
-        if any(resolver.image(p.image_ref) != p.image for p in lock.tasks.values()):
+        pinned = {p.image_ref: p.image for p in lock.tasks.values()}
+        if len(pinned) != len({(p.image_ref, p.image) for p in lock.tasks.values()}):
+            return False  # one reference, two pins: hand-made, resolve again
+        if any(resolver.image(ref) != image for ref, image in pinned.items()):
             return False
     except Exception:  # any doubt means: resolve again
         return False
@@ -122,8 +145,8 @@ def lock_is_current(task: Any, name: str) -> bool:
 
 
 def _built_images_current(task_set: Any) -> bool:
-    builds = [(t.spec.image, t.dir / t.spec.build.repo) for t in task_set.tasks
-              if t.spec.build is not None]
+    builds = list(dict.fromkeys((t.spec.image, t.dir / t.spec.build.repo)
+                                for t in task_set.tasks if t.spec.build is not None))
     if not builds:
         return True
     client = ctx.docker()

@@ -154,6 +154,11 @@ class Settings:
     warm_max_idle_s: Setting[float] = Setting(
         "EVAL_WARM_MAX_IDLE_S", number(0), 30.0, "a warm sandbox unused this long is closed",
         group="execution")
+    lock_jobs: Setting[int] = Setting(
+        "EVAL_LOCK_JOBS", whole(1), lambda: min(8, 2 * (os.cpu_count() or 1)), "containers "
+        "`doit lock` runs at once to resolve base commits and read images' repositories; each "
+        "distinct (image, commit) is read once, however many tasks share it", group="execution",
+        default_doc="twice the CPUs, at most 8")
     ray_pulls: Setting[int] = Setting(
         "EVAL_RAY_PULLS", whole(1), 2, "image pulls or loads at once per Ray node",
         group="execution")
