@@ -200,6 +200,11 @@ class Settings:
         "EVAL_ISOLATION", choice("namespace", "process"), None, "the least isolation of agents' "
         "own processes, instead of the eval config's `isolation:` (an API run sets it)",
         group="runs", default_doc="the eval config's, else the strongest this machine supports")
+    exploit_tasks: Setting[tuple[str, ...]] = Setting(
+        "EVAL_EXPLOIT_TASKS", names(), (), "tasks the gold gate's exploit families run on beside "
+        "the set's sample (`exploit_sample` in set.yaml), by id (<set>/<task> where several sets "
+        "run), or `all`; what they find is kept, and every later run counts them as checked",
+        group="runs", default_doc="none: the sample alone")
     decision: Setting[str] = Setting(
         "EVAL_DECISION", choice("fixed", "sequential"), "fixed", "how `doit report` decides a "
         "comparison: the fixed-sample test or the always-valid sequential one", group="runs")
