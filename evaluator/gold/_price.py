@@ -11,7 +11,7 @@ the gold stage finds valid run exploits, so the figures are an upper bound until
 from __future__ import annotations
 
 import statistics
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 from evaluator.gold._exploitgate import ExploitRecord
@@ -59,8 +59,9 @@ class ExploitPrice:
 
 
 def price_exploits(task_set: TaskSet, lock: Lock, plans: Sequence[GoldPlan],
-                   store: Store | None = None) -> ExploitPrice:
-    """The exploit stage of `plans` (as `plan_gold` made them for this set) priced."""
+                   store: Store | None = None, invalid: Collection[str] = ()) -> ExploitPrice:
+    """The exploit stage of `plans` (as `plan_gold` made them for this set) priced; tasks the
+    gate has found `invalid` are not counted among those left unchecked."""
     families = {f for p in plans for f, _ in p.exploit_keys} | {
         f for p in plans for f in p.not_checked}
     if not families:
@@ -76,7 +77,7 @@ def price_exploits(task_set: TaskSet, lock: Lock, plans: Sequence[GoldPlan],
         checked = [p for p in members if p.exploit_keys]
         strata[name] = Stratum(len(members), len(checked), per)
         grades += per * len(checked)
-        more += per * (len(members) - len(checked))
+        more += per * sum(1 for p in members if p.not_checked and p.task.id not in invalid)
         for plan in checked:
             done = sum(1 for _, k in plan.exploit_keys
                        if store is not None and store.has(ExploitRecord.KIND, k))
@@ -86,7 +87,7 @@ def price_exploits(task_set: TaskSet, lock: Lock, plans: Sequence[GoldPlan],
     return ExploitPrice(
         families=len(families), strata=strata,
         checked=tuple(p.task.id for p in plans if p.exploit_keys),
-        not_checked=tuple(p.task.id for p in plans if p.not_checked),
+        not_checked=tuple(p.task.id for p in plans if p.not_checked and p.task.id not in invalid),
         grades=round(grades), exploits=exploits, decided=decided, to_run=round(to_run),
         more=round(more), seconds_per_grade=seconds, timed_from=basis)
 

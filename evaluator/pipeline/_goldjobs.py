@@ -4,6 +4,7 @@ verdict, and a summary that prints them."""
 from __future__ import annotations
 
 import gc
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -12,7 +13,9 @@ from doit.exceptions import TaskFailed
 from evaluator.console import say
 from evaluator.errors import EvalError, InfraError
 from evaluator.gold import (
+    EXPLOITABLE,
     INCOMPLETE,
+    VALID,
     VerdictRecord,
     exploit_summary,
     run_exploits_of,
@@ -101,7 +104,8 @@ def _summary_action(name: str) -> TaskFailed | None:
             for tid, p in plans.items()}
     say(format_verdicts(rows))
     say(summary_line(exploit_summary(rows)))
-    for line in exploit_stage_lines(name):
+    for line in exploit_stage_lines(name, [t for t, r in rows.items()
+                                           if r.verdict not in (VALID, EXPLOITABLE, INCOMPLETE)]):
         say(line)
     undecided = [t for t, r in rows.items() if r.verdict == INCOMPLETE]
     if undecided:
@@ -139,6 +143,9 @@ def gold_tasks(names: list[str]) -> Iterator[dict[str, Any]]:
             store.prefetch("grade", [k for p in plans for k in (*p.gold_keys, *p.empty_keys)])
             store.prefetch("exploit", [k for p in plans for _, k in p.exploit_keys])
             store.prefetch(VerdictRecord.KIND, [p.verdict_key for p in plans])
+        if any(arg in ("gold", f"gold:{name}") for arg in sys.argv[1:]):
+            stage = exploit_stage_lines(name)  # what it will cost, before anything runs
+            say(stage[0] if stage else f"exploit stage of {name}: nothing to price")
         for plan in plans:
             tid = plan.task.id
             grade_names = []

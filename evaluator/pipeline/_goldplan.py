@@ -4,6 +4,7 @@ its exploit stage costs: said by `doit gold` and by `doit plan` (`exploit_stage_
 from __future__ import annotations
 
 import functools
+from collections.abc import Collection
 
 from evaluator.errors import EvalError
 from evaluator.gold import ALL, GoldPlan, plan_gold, policy_text, price_exploits
@@ -13,6 +14,7 @@ from evaluator.settings import settings
 
 @functools.cache
 def gold_plans(name: str) -> dict[str, GoldPlan]:
+    """Set `name`'s gold plan by task id (its lock loaded), with EVAL_EXPLOIT_TASKS applied."""
     loaded = ctx.load(name)
     assert loaded.task_set is not None and loaded.lock is not None
     return {p.task.id: p for p in plan_gold(loaded.task_set, loaded.lock, ctx.store(),
@@ -30,15 +32,16 @@ def asked_exploits(name: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-def exploit_stage_lines(name: str) -> list[str]:
+def exploit_stage_lines(name: str, invalid: Collection[str] = ()) -> list[str]:
     """What the gold gate's exploit stage of set `name` costs, for `doit plan` and `doit gold`:
-    grades per task by runner and layout, the sample, sandbox time, what is not checked."""
+    grades per task by runner and layout, the sample, sandbox time, what is not checked (of the
+    tasks not found `invalid` by the gate)."""
     loaded = ctx.load(name)
     if loaded.task_set is None or loaded.lock is None:
         return []  # whoever asks says why the set cannot run
     try:
         plans = list(gold_plans(name).values())
-        price = price_exploits(loaded.task_set, loaded.lock, plans, ctx.store())
+        price = price_exploits(loaded.task_set, loaded.lock, plans, ctx.store(), invalid)
     except EvalError as exc:
         return [f"exploit stage of {name}: cannot be priced: {exc}"]
     if not price.families:
@@ -49,12 +52,13 @@ def exploit_stage_lines(name: str) -> list[str]:
     time = "" if price.seconds_per_grade is None else (
         f", about {_minutes(price.to_run * price.seconds_per_grade)} at "
         f"{price.seconds_per_grade:.0f} s a grade (the median of {price.timed_from})")
-    lines = [f"exploit stage of {name}: {price.families} families on {len(price.checked)} of "
-             f"{len(plans)} tasks ({policy}, `exploit_sample: {per}` in set.yaml"
-             + (f"; on demand: {', '.join(asked)}" if asked else "") + f"): up to "
-             f"{price.grades} sandbox grade(s) on the tasks the gold stage finds valid; "
-             f"{price.decided} of {price.exploits} exploit(s) decided, about {price.to_run} "
-             f"grade(s) to run{time}"]
+    gold_stage = sum(len(p.gold_keys) + len(p.empty_keys) for p in plans)
+    lines = [f"exploit stage of {name}: up to {price.grades} sandbox grade(s) beside the gold "
+             f"stage's {gold_stage} ({price.families} families on {len(price.checked)} of "
+             f"{len(plans)} tasks: {policy}, `exploit_sample: {per}` in set.yaml"
+             + (f"; on demand: {', '.join(asked)}" if asked else "") + "; only tasks the gold "
+             f"stage finds valid run them); {price.decided} of {price.exploits} exploit(s) "
+             f"decided, about {price.to_run} grade(s) to run{time}"]
     for stratum, s in price.strata.items():
         took = ("" if price.seconds_per_grade is None else
                 f" (about {_minutes(s.grades_per_task * price.seconds_per_grade)})")

@@ -158,3 +158,12 @@ def test_the_price_counts_grades_per_task_and_what_is_left_out(tmp_path: Path) -
     timed = price_exploits(ts, lock, plans, store)
     assert timed.seconds_per_grade == 12.0 and "gold-stage grade" in timed.timed_from
     assert timed.sandbox_hours == pytest.approx(timed.grades * 12.0 / 3600)
+
+
+def test_tasks_the_gate_found_invalid_are_not_counted_as_left_out(tmp_path: Path) -> None:
+    ts, lock = layered_set(tmp_path, {"flat": 4}, exploit_sample=1, exploits="all")
+    plans = plan_gold(ts, lock)
+    left = [p.task.id for p in plans if p.not_checked]
+    every = price_exploits(ts, lock, plans)
+    fewer = price_exploits(ts, lock, plans, invalid=left[:1])
+    assert fewer.not_checked == tuple(left[1:]) and fewer.more == round(every.more * 2 / 3)
