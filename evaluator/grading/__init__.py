@@ -30,6 +30,7 @@ from evaluator.grading._logs import (
     ResultsReader,
     SympyReader,
     normalize,
+    official_keeps,
     reader_for,
 )
 from evaluator.grading._patchfilter import opaque_reason, unpack_sources
@@ -53,6 +54,7 @@ __all__ = [
     "ResultsReader",
     "SympyReader",
     "normalize",
+    "official_keeps",
     "reader_for",
     "INCONSISTENT",
     "NOT_RUN",

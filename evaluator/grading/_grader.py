@@ -14,6 +14,7 @@ from evaluator.errors import InfraError
 from evaluator.grading._canary import Canaries, new_nonce, plant, target_files
 from evaluator.grading._ids import printed
 from evaluator.grading._judge import judge
+from evaluator.grading._logs import official_keeps
 from evaluator.grading._patchfilter import (
     filter_patch,
     git_numstat,
@@ -179,7 +180,8 @@ def _grade_in(sb: Sandbox, spec: GradeSpec, patch: bytes, hidden: dict[str, byte
               found=[*run.evidence, *run.looked.strong], weakly=run.looked.weak,
               results=spec.results,
               printed=printed(run.output, spec.pass_to_pass) if run.guarded else None,
-              kept=spec.pass_to_pass if spec.pass_to_pass_rule == "swebench" else ())
+              kept=official_keeps(spec.results, run.output, spec.pass_to_pass)
+              if spec.pass_to_pass_rule == "swebench" else ())
     outcome = TAMPERED if v.tampered else RESOLVED if v.resolved else UNRESOLVED
     return GradeOutcome(outcome, tests=v.tests, exit_code=run.exit_code, timed_out=run.timed_out,
                         detail="; ".join(filter(None, [v.reason, *v.notes, *run.looked.notes])),

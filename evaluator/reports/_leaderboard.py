@@ -14,7 +14,7 @@ NOT_COUNTED = ("pending", "error", "quarantined", "ungraded")
 DECIMALS = 6
 
 
-def outcomes_by_task(cells: Iterable[dict[str, Any]]) -> dict[str, list[int]]:
+def outcomes_by_task(cells: Iterable[Mapping[str, Any]]) -> dict[str, list[int]]:
     """Task id -> 0/1 per graded sample, in sample order (policy failures are 0)."""
     out: dict[str, list[int]] = {}
     for c in sorted(cells, key=lambda c: (c["task_id"], c["sample_idx"])):
@@ -23,7 +23,7 @@ def outcomes_by_task(cells: Iterable[dict[str, Any]]) -> dict[str, list[int]]:
     return out
 
 
-def leaderboard_rows_from(cells: Sequence[dict[str, Any]], subjects: Mapping[str, Subject],
+def leaderboard_rows_from(cells: Sequence[Mapping[str, Any]], subjects: Mapping[str, Subject],
                           samples: int, *, alpha: float = 0.05) -> list[dict[str, Any]]:
     """One row per subject (an agent or a predictions file), best resolve rate first (ties and
     subjects without a rate by name)."""
@@ -33,7 +33,7 @@ def leaderboard_rows_from(cells: Sequence[dict[str, Any]], subjects: Mapping[str
                                        r["agent"]))
 
 
-def _row(agent: Subject, mine: list[dict[str, Any]], samples: int, alpha: float) -> dict[str, Any]:
+def _row(agent: Subject, mine: Sequence[Mapping[str, Any]], samples: int, alpha: float) -> dict[str, Any]:
     # Imported here: scipy would add half a second to every `doit` run that loads report_tasks.
     from evaluator.stats import mean_pass_at_k, resolve_rate
 

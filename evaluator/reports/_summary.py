@@ -3,9 +3,11 @@ output are all rendered from, so they can never disagree."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from evaluator.gold import exploit_summary, summary_line
+from evaluator.reports._agreement import agreement_section
 from evaluator.reports._collect import Collected
 from evaluator.reports._compare import Looker, decide, pending, side
 from evaluator.reports._inputs import Inputs
@@ -56,6 +58,7 @@ def build_summary(inputs: Inputs, collected: Collected, *, alpha: float = ALPHA,
         "exploit_gate": {**(gate := exploit_summary(inputs.gate)), "line": summary_line(gate)},
         "dropped_tests": {t: v.dropped for t, v in sorted(inputs.gate.items()) if v.dropped},
         "outcomes": outcome_grid(inputs, collected, order),
+        "agreement": agreement_section(inputs),  # imported submissions, re-verified
         "notes": collected.notes + _notes(inputs, board, collected.cells),
     }
 
@@ -91,7 +94,7 @@ def comparisons(inputs: Inputs, collected: Collected, order: list[str], *, alpha
 def outcome_grid(inputs: Inputs, collected: Collected, order: list[str]) -> dict[str, Any]:
     """Agents x every task of the set: one state per cell, and the counts behind it."""
     tasks = sorted(inputs.gate)
-    by_cell: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    by_cell: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
     for c in collected.cells:
         by_cell.setdefault((c["agent"], c["task_id"]), []).append(c)
     grid: dict[str, dict[str, Any]] = {}
@@ -111,7 +114,7 @@ def outcome_grid(inputs: Inputs, collected: Collected, order: list[str]) -> dict
     return {"agents": order, "tasks": tasks, "verdicts": verdicts, "cells": grid}
 
 
-def cell_state(valid: bool, mine: list[dict[str, Any]]) -> str:
+def cell_state(valid: bool, mine: Sequence[Mapping[str, Any]]) -> str:
     """excluded, error, policy, resolved, partial or failed, in that order of precedence."""
     graded = [c for c in mine if c["graded"]]
     if not valid:
@@ -125,7 +128,7 @@ def cell_state(valid: bool, mine: list[dict[str, Any]]) -> str:
 
 
 def _notes(inputs: Inputs, board: list[dict[str, Any]],
-           cells: list[dict[str, Any]]) -> list[str]:
+           cells: Sequence[Mapping[str, Any]]) -> list[str]:
     notes = []
     if inputs.spec.baseline is None:
         notes.append(f"evals/{inputs.name}.yaml names no baseline: no comparisons")
@@ -145,7 +148,7 @@ def _notes(inputs: Inputs, board: list[dict[str, Any]],
     return notes
 
 
-def _partial_pass_at_k(inputs: Inputs, cells: list[dict[str, Any]]) -> list[str]:
+def _partial_pass_at_k(inputs: Inputs, cells: Sequence[Mapping[str, Any]]) -> list[str]:
     """Name each pass@k that stands on fewer tasks than the rate, lest they be read as one set."""
     notes = []
     for name in inputs.spec.agents:
