@@ -146,18 +146,25 @@ def resolve_lock(task_set: TaskSet, resolver: PinResolver, *,
     tried: one BadInputError names each task and what is wrong with it.
     """
     tasks = task_set.tasks
-    images = fan_out(resolver.image, [t.spec.image for t in tasks], jobs)
+    # A task's own bad content is named here, never a crash in every attempt later; its image
+    # and commit are not asked about.
+    bad = {t.id: t.content_problems() for t in tasks}
+    images = fan_out(resolver.image, [t.spec.image for t in tasks if not bad[t.id]], jobs)
     asks: dict[str, CommitAsk] = {}
     for task in tasks:
-        image = images[task.spec.image]
-        if isinstance(image, str):
+        image = images.get(task.spec.image)
+        if not bad[task.id] and isinstance(image, str):
             asks[task.id] = (image, task.spec.workdir, task.spec.base_commit, task.spec.user)
     answered: dict[CommitAsk, str | BadInputError] = dict(known or {})
     answered.update(fan_out(lambda a: resolver.commit(*a), [a for a in asks.values()
                                                            if a not in answered], jobs))
-    pins, problems = {}, []
+    pins: dict[str, TaskPin] = {}
+    problems: list[str] = []
     for task in tasks:
         spec = task.spec
+        if bad[task.id]:
+            problems.extend(f"task {task.id!r}: {p}" for p in bad[task.id])
+            continue
         image = images[spec.image]
         base = answered[asks[task.id]] if task.id in asks else image
         if isinstance(base, BadInputError):
