@@ -18,8 +18,12 @@ setup:
 	rc=0; for p in $$pids; do wait $$p || rc=1; done; exit $$rc
 
 # What running the harness needs: `make demo` on a fresh machine waits for nothing else. The
-# dev venv is a superset (the same pins), so one made by `make test` is reused as it is.
-setup-run: venv-run docker-run
+# dev venv is a superset (the same pins), so one made by `make test` is reused as it is. The two
+# at once, as `setup` does: on a bare machine the engine's packages (apt) and the venv (pip) wait
+# on downloads and disks, not on each other.
+setup-run:
+	@pids=; for t in venv-run docker-run; do $(MAKE) --no-print-directory $$t & pids="$$pids $$!"; done; \
+	rc=0; for p in $$pids; do wait $$p || rc=1; done; exit $$rc
 
 venv: $(VENV)/.installed $(VENV)/bin/evaluator
 

@@ -24,6 +24,8 @@ from evaluator.gold._gate import (
     verdicts,
     write_verdict,
 )
+from evaluator.gold._price import ExploitPrice, Stratum, price_exploits
+from evaluator.gold._sample import ALL, Choice, choose, layout, policy_text, stratum_of
 from evaluator.gold._verdict import (
     BROKEN_GOLD,
     EXPLOITABLE,
@@ -39,6 +41,15 @@ from evaluator.gold._verdict import (
 from evaluator.gold._why import why_undecided
 
 __all__ = [
+    "ALL",
+    "Choice",
+    "ExploitPrice",
+    "Stratum",
+    "choose",
+    "layout",
+    "policy_text",
+    "price_exploits",
+    "stratum_of",
     "BROKEN_GOLD",
     "BY_GRADE",
     "BY_POLICY",

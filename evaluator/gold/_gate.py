@@ -4,7 +4,7 @@ the task `exploitable`, out of the headline like broken gold."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -14,6 +14,7 @@ from evaluator.gold._exploitgate import (
     families_of,
     run_exploit,
 )
+from evaluator.gold._sample import choose
 from evaluator.gold._verdict import (
     EXPLOITABLE,
     INCOMPLETE,
@@ -50,31 +51,57 @@ class GoldPlan:
     gold_keys: tuple[str, ...]
     empty_keys: tuple[str, ...]
     exploit_keys: tuple[tuple[str, str], ...] = ()  # (family, its exploit record's key)
+    # The families the set chose that do not run on this task (`exploit_sample`: it is not in
+    # the sample), and why, with its stratum: part of the verdict's key only where not empty.
+    not_checked: tuple[str, ...] = ()
+    sample: str = ""
 
     @property
     def verdict_key(self) -> str:
         # The rule's version (the `verdict` contract): verdicts decided by an older rule are
         # decided again from the same stored grades, which costs no grading.
-        return hash_json({"gold": list(self.gold_keys), "empty": list(self.empty_keys),
-                          "exploits": [list(k) for k in self.exploit_keys],
-                          "rule": contract("verdict").version})
+        material: dict[str, Any] = {
+            "gold": list(self.gold_keys), "empty": list(self.empty_keys),
+            "exploits": [list(k) for k in self.exploit_keys],
+            "rule": contract("verdict").version}
+        if self.not_checked:
+            material["exploit_sample"] = {"not_checked": list(self.not_checked),
+                                          "why": self.sample}
+        return hash_json(material)
 
 
-def plan_gold(task_set: TaskSet, lock: Lock) -> list[GoldPlan]:
-    """Keys for every grade of the gate; no file is read but the pins (a no-op run stays cheap)."""
+def plan_gold(task_set: TaskSet, lock: Lock, store: Store | None = None,
+              asked: Collection[str] = ()) -> list[GoldPlan]:
+    """Keys for every grade of the gate. Under `exploit_sample: all` no file is read but the
+    pins (a no-op run stays cheap); under a sample, the gold patches too (their paths), and
+    `store` says which tasks outside it were checked already. `asked`: task ids whose exploits
+    run on demand (EVAL_EXPLOIT_TASKS)."""
     grader = harness_version("grader")
     reps = range(task_set.spec.gold_reps)
     empty_hash = hash_bytes(EMPTY_PATCH)
     families = families_of(task_set)
+    specs = {t.id: grade_spec(task_set, t, lock) for t in task_set.tasks}
+    golds = {t.id: lock.pin(t.id).files[t.spec.gold_patch] for t in task_set.tasks}
+    exploit_keys = {t.id: tuple((f, exploit_key(specs[t.id], golds[t.id], f)) for f in families)
+                    for t in task_set.tasks}
+
+    def stored(task: Task) -> bool:
+        return store is not None and any(store.has(ExploitRecord.KIND, k)
+                                         for _, k in exploit_keys[task.id])
+
+    choices = choose(task_set, lock, asked=asked, stored=stored) if families else {}
     plans = []
     for task in task_set.tasks:
-        spec = grade_spec(task_set, task, lock)
-        gold_hash = lock.pin(task.id).files[task.spec.gold_patch]
+        spec, gold_hash = specs[task.id], golds[task.id]
+        choice = choices.get(task.id)
+        checked = choice is None or choice.checked
         plans.append(GoldPlan(
             task=task, spec=spec, gold_patch_hash=gold_hash,
             gold_keys=tuple(grade_key(spec, gold_hash, r, grader) for r in reps),
             empty_keys=tuple(grade_key(spec, empty_hash, r, grader) for r in reps),
-            exploit_keys=tuple((f, exploit_key(spec, gold_hash, f)) for f in families),
+            exploit_keys=exploit_keys[task.id] if checked else (),
+            not_checked=() if checked else families,
+            sample="" if checked or choice is None else f"{choice.why} ({choice.stratum})",
         ))
     return plans
 
@@ -138,6 +165,8 @@ def write_verdict(store: Store, task_set: TaskSet, lock: Lock, plan: GoldPlan) -
                         "graded": r.graded, "grade": r.grade, "grade_outcome": r.grade_outcome,
                         "why": r.why, "record": r.key}
                     for f, r in found.items() if r is not None}
+        if plan.not_checked:
+            why += f"; exploits not checked: {plan.sample}"
         passed = sorted(f for f, e in exploits.items() if e["status"] == EXPLOITABLE)
         if passed and not missing:
             verdict = EXPLOITABLE
@@ -154,7 +183,9 @@ def write_verdict(store: Store, task_set: TaskSet, lock: Lock, plan: GoldPlan) -
         gold_resolved=[g and g.resolved for g in gold],
         empty_resolved=[g and g.resolved for g in empty],
         exploits=exploits,
-        exploitable=sorted(f for f, e in exploits.items() if e["status"] == EXPLOITABLE))
+        exploitable=sorted(f for f, e in exploits.items() if e["status"] == EXPLOITABLE),
+        exploits_not_checked=list(plan.not_checked) if verdict == VALID else [],
+        exploit_sample=plan.sample if verdict == VALID else "")
     if verdict == INCOMPLETE:
         return record
     store.write(plan.verdict_key, record)
@@ -165,7 +196,7 @@ def verdicts(store: Store, task_set: TaskSet, lock: Lock) -> dict[str, VerdictRe
     """The current verdict record of every task (incomplete where not decided yet)."""
     return {plan.task.id: store.read(VerdictRecord, plan.verdict_key)
             or VerdictRecord.undecided(plan.task.id, task_set.name)
-            for plan in plan_gold(task_set, lock)}
+            for plan in plan_gold(task_set, lock, store)}
 
 
 def required_spec(spec: GradeSpec, dropped: Mapping[str, str]) -> GradeSpec:

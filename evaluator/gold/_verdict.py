@@ -70,6 +70,19 @@ class VerdictRecord(Record):
     empty_resolved: list[bool | None] = []
     exploits: dict[str, dict[str, Any]] = {}  # family -> status, caught_by, means, grade, why...
     exploitable: list[str] = []  # the families that resolved unflagged
+    # A valid task outside the set's exploit sample (`exploit_sample` in set.yaml): the families
+    # chosen that did not run on it, and why (the sample and the task's runner and layout).
+    exploits_not_checked: list[str] = []
+    exploit_sample: str = ""
+
+    def body(self) -> dict[str, Any]:
+        # Written only where a sample left families out: a verdict of a fully checked task is
+        # stored as it always was (older harnesses and team caches hold and read those).
+        out = super().body()
+        for name in ("exploits_not_checked", "exploit_sample"):
+            if not out.get(name):
+                out.pop(name, None)
+        return out
 
     @classmethod
     def undecided(cls, task_id: str, task_set: str) -> VerdictRecord:

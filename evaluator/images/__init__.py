@@ -16,6 +16,7 @@ from evaluator.images._base import (
 )
 from evaluator.images._debs import DEB_CACHE_ENV, deb_cache
 from evaluator.images._history import GoldFile, History, history_summary, parse_history
+from evaluator.images._inspect import inspect_histories
 from evaluator.images._layer import CREATED, image_config, tree_entries, write_layer
 from evaluator.images._pins import BASE_LOCK_ENV, BasePins, DebPin, base_lock_path, read_pins
 from evaluator.images._seal import (
@@ -55,6 +56,7 @@ __all__ = [
     "deb_cache",
     "debian_mirror",
     "ensure_base_image",
+    "inspect_histories",
     "inspect_history",
     "read_pins",
     "repin",

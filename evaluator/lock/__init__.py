@@ -1,13 +1,16 @@
 """The lock: `lock/<set>.lock` pins images, commits and files; everything downstream reads it."""
 
+from evaluator.lock._fanout import fan_out
 from evaluator.lock._model import LOCK_FORMAT, Lock, TaskPin, lock_path, read_lock
 from evaluator.lock._resolve import (
+    CommitAsk,
     DockerPinResolver,
     ImageMissing,
     PinResolver,
     blob_matches,
     fetch_hint,
     hidden_tests_hash,
+    known_commits,
     load_locked,
     lock_problems,
     resolve_lock,
@@ -16,6 +19,7 @@ from evaluator.lock._resolve import (
 from evaluator.lock._workdir import GIT, checkout_base
 
 __all__ = [
+    "CommitAsk",
     "GIT",
     "LOCK_FORMAT",
     "DockerPinResolver",
@@ -25,8 +29,10 @@ __all__ = [
     "TaskPin",
     "blob_matches",
     "checkout_base",
+    "fan_out",
     "fetch_hint",
     "hidden_tests_hash",
+    "known_commits",
     "load_locked",
     "lock_path",
     "lock_problems",

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any, Protocol
 
 import docker.errors
 
 from evaluator.errors import BadInputError, InfraError, StaleLockError
 from evaluator.hashing import hash_bytes, hash_file, hash_json, tree_file_strs
+from evaluator.lock._fanout import fan_out
 from evaluator.lock._model import Lock, TaskPin, lock_path, read_lock
 from evaluator.taskset import Task, TaskSet
 
@@ -116,26 +118,60 @@ def hidden_tests_hash(files: dict[str, str], task: Task) -> str:
     return hash_json(sorted((p[len(prefix):], h) for p, h in files.items() if p.startswith(prefix)))
 
 
-def resolve_lock(task_set: TaskSet, resolver: PinResolver) -> Lock:
+# One question to the image: the sha `ref` names in the repository at `workdir`, and whether
+# `user` may write there. Its answer depends on the image's content alone, so it is asked once
+# per distinct question, and a lock that answered it for the same image content answers it again.
+CommitAsk = tuple[str, str, str, str | None]  # (image pin, workdir, ref, user)
+
+
+def known_commits(task_set: TaskSet, previous: Lock | None) -> dict[CommitAsk, str]:
+    """What the previous lock (read and checked, not hand-edited) answered, for each task
+    whose task.yaml is unchanged (so its workdir and user are those it was asked with)."""
+    known: dict[CommitAsk, str] = {}
+    for task in task_set.tasks if previous is not None else ():
+        pin = previous.tasks.get(task.id) if previous is not None else None
+        if pin is None or not _SHA.match(pin.base_commit):
+            continue
+        if pin.files.get("task.yaml") == hash_file(task.dir / "task.yaml"):
+            known[(pin.image, task.spec.workdir, pin.base_ref, task.spec.user)] = pin.base_commit
+    return known
+
+
+def resolve_lock(task_set: TaskSet, resolver: PinResolver, *,
+                 known: Mapping[CommitAsk, str] | None = None, jobs: int = 1) -> Lock:
     """Pin every task of the set: image digests, base commits and file hashes.
 
-    Every task is tried: one BadInputError names each task and what is wrong with it.
+    Each distinct image reference and each distinct commit question is asked once, `jobs` at a
+    time; a commit question in `known` (`known_commits`) is not asked again. Every task is
+    tried: one BadInputError names each task and what is wrong with it.
     """
+    tasks = task_set.tasks
+    # A task's own bad content is named here, never a crash in every attempt later; its image
+    # and commit are not asked about.
+    bad = {t.id: t.content_problems() for t in tasks}
+    images = fan_out(resolver.image, [t.spec.image for t in tasks if not bad[t.id]], jobs)
+    asks: dict[str, CommitAsk] = {}
+    for task in tasks:
+        image = images.get(task.spec.image)
+        if not bad[task.id] and isinstance(image, str):
+            asks[task.id] = (image, task.spec.workdir, task.spec.base_commit, task.spec.user)
+    answered: dict[CommitAsk, str | BadInputError] = dict(known or {})
+    answered.update(fan_out(lambda a: resolver.commit(*a), [a for a in asks.values()
+                                                           if a not in answered], jobs))
     pins: dict[str, TaskPin] = {}
     problems: list[str] = []
-    for task in task_set.tasks:
+    for task in tasks:
         spec = task.spec
-        bad = task.content_problems()
-        if bad:  # the task's own fault: named here, never a crash in every attempt later
-            problems.extend(f"task {task.id!r}: {p}" for p in bad)
+        if bad[task.id]:
+            problems.extend(f"task {task.id!r}: {p}" for p in bad[task.id])
             continue
-        try:
-            image = resolver.image(spec.image)
-            base = resolver.commit(image, spec.workdir, spec.base_commit, spec.user)
-        except BadInputError as exc:
-            hint = f"; {fetch_hint(task, task_set.name)}" if isinstance(exc, ImageMissing) else ""
-            problems.append(f"task {task.id!r} ({task.dir / 'task.yaml'}): {exc}{hint}")
+        image = images[spec.image]
+        base = answered[asks[task.id]] if task.id in asks else image
+        if isinstance(base, BadInputError):
+            hint = f"; {fetch_hint(task, task_set.name)}" if isinstance(base, ImageMissing) else ""
+            problems.append(f"task {task.id!r} ({task.dir / 'task.yaml'}): {base}{hint}")
             continue
+        assert isinstance(image, str) and isinstance(base, str)
         files = task_files(task)
         pins[task.id] = TaskPin(
             image_ref=spec.image,

@@ -33,6 +33,7 @@ from evaluator.executor import AttemptWork, ModelSpec, QueueMarks, WorkLost
 from evaluator.model import Prices
 from evaluator.pipeline import _context as ctx
 from evaluator.pipeline._budget import Budget
+from evaluator.pipeline._goldplan import exploit_stage_lines
 from evaluator.pipeline._quarantine import quarantine_hint
 from evaluator.settings import Settings, settings
 from evaluator.simulated import start_simulated_endpoint
@@ -232,6 +233,8 @@ def _summary_action(name: str) -> TaskFailed | None:
 
 
 def _plan_action(name: str) -> TaskFailed | None:
+    for line in exploit_stage_lines(name):  # the gold gate's sandbox cost, said before it runs
+        say(line)
     try:
         plan = ctx.eval_plan(name)
     except EvalError as exc:

@@ -3,7 +3,6 @@ verdict, and a summary that prints them."""
 
 from __future__ import annotations
 
-import functools
 import gc
 from collections.abc import Iterator
 from typing import Any
@@ -13,11 +12,11 @@ from doit.exceptions import TaskFailed
 from evaluator.console import say
 from evaluator.errors import EvalError, InfraError
 from evaluator.gold import (
+    EXPLOITABLE,
     INCOMPLETE,
-    GoldPlan,
+    VALID,
     VerdictRecord,
     exploit_summary,
-    plan_gold,
     run_exploits_of,
     run_grade,
     summary_line,
@@ -25,20 +24,14 @@ from evaluator.gold import (
 )
 from evaluator.pipeline import _context as ctx
 from evaluator.pipeline._evaljobs import lost_grade_recorder
-
-
-@functools.cache
-def _plans(name: str) -> dict[str, GoldPlan]:
-    loaded = ctx.load(name)
-    assert loaded.task_set is not None and loaded.lock is not None
-    return {p.task.id: p for p in plan_gold(loaded.task_set, loaded.lock)}
+from evaluator.pipeline._goldplan import exploit_stage_lines, gold_plans
 
 
 def _grade_action(name: str, task_id: str, subject: str, rep: int) -> TaskFailed | None:
     gc.enable()  # dodo turns GC off to keep no-op runs cheap; real work wants it back
     loaded = ctx.load(name)
     assert loaded.task_set is not None and loaded.lock is not None
-    plan = _plans(name)[task_id]
+    plan = gold_plans(name)[task_id]
     key = (plan.gold_keys if subject == "gold" else plan.empty_keys)[rep]
     lost = lost_grade_recorder(ctx.store(), key, task_id, subject, f"{task_id} {subject} rep {rep}")
     try:
@@ -57,7 +50,7 @@ def _exploit_action(name: str, task_id: str, family: str) -> TaskFailed | None:
     gc.enable()
     loaded = ctx.load(name)
     assert loaded.task_set is not None and loaded.lock is not None
-    plan = _plans(name)[task_id]
+    plan = gold_plans(name)[task_id]
     key = dict(plan.exploit_keys)[family]
     label = f"{task_id} exploit {family}"
     lost = lost_grade_recorder(ctx.store(), key, task_id, f"exploit {family}", label)
@@ -79,7 +72,7 @@ def _exploit_action(name: str, task_id: str, family: str) -> TaskFailed | None:
 def _verdict_action(name: str, task_id: str) -> None:
     loaded = ctx.load(name)
     assert loaded.task_set is not None and loaded.lock is not None
-    plan = _plans(name)[task_id]
+    plan = gold_plans(name)[task_id]
     write_verdict(ctx.store(), loaded.task_set, loaded.lock, plan)
 
 
@@ -101,7 +94,7 @@ def _summary_action(name: str) -> TaskFailed | None:
         return TaskFailed(str(loaded.error))
     assert loaded.task_set is not None and loaded.lock is not None
     try:
-        plans = _plans(name)
+        plans = gold_plans(name)
     except EvalError as exc:
         return TaskFailed(str(exc))
     say(f"gold gate of task set {name!r} (version {loaded.lock.version}):")
@@ -110,6 +103,9 @@ def _summary_action(name: str) -> TaskFailed | None:
             for tid, p in plans.items()}
     say(format_verdicts(rows))
     say(summary_line(exploit_summary(rows)))
+    for line in exploit_stage_lines(name, [t for t, r in rows.items()
+                                           if r.verdict not in (VALID, EXPLOITABLE, INCOMPLETE)]):
+        say(line)
     undecided = [t for t, r in rows.items() if r.verdict == INCOMPLETE]
     if undecided:
         return TaskFailed(f"{len(undecided)} task(s) undecided (infra errors); run "
@@ -145,7 +141,7 @@ def gold_tasks(names: list[str]) -> Iterator[dict[str, Any]]:
             yield summary  # its action reports why the set cannot run (or is not asked for)
             continue
         try:
-            plans = _plans(name).values()
+            plans = gold_plans(name).values()
         except EvalError:  # a bad set.yaml field fails this set's gate alone
             yield summary  # its action reports why
             continue
@@ -153,6 +149,9 @@ def gold_tasks(names: list[str]) -> Iterator[dict[str, Any]]:
             store.prefetch("grade", [k for p in plans for k in (*p.gold_keys, *p.empty_keys)])
             store.prefetch("exploit", [k for p in plans for _, k in p.exploit_keys])
             store.prefetch(VerdictRecord.KIND, [p.verdict_key for p in plans])
+        if wanted & {"gold", f"gold:{name}"}:
+            stage = exploit_stage_lines(name)  # what it will cost, before anything runs
+            say(stage[0] if stage else f"exploit stage of {name}: nothing to price")
         decided_keys = {k for k, in store.index.fields(
             VerdictRecord.KIND, (), keys=[p.verdict_key for p in plans])}
         for plan in plans:

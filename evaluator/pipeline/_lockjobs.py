@@ -10,6 +10,7 @@ from doit.exceptions import TaskFailed
 
 from evaluator.console import say
 from evaluator.errors import EvalError
+from evaluator.hashing import hash_tree
 from evaluator.images import (
     BASE_TAG,
     SEALER,
@@ -19,33 +20,72 @@ from evaluator.images import (
     task_image_current,
 )
 from evaluator.images import repin as repin_base
-from evaluator.lock import DockerPinResolver, lock_path, lock_problems, read_lock, resolve_lock
+from evaluator.lock import (
+    DockerPinResolver,
+    Lock,
+    fan_out,
+    known_commits,
+    lock_path,
+    lock_problems,
+    read_lock,
+    resolve_lock,
+)
 from evaluator.pipeline import _context as ctx
 from evaluator.pipeline._seals import seal_set
+from evaluator.settings import settings
 from evaluator.store import replace_atomic
+from evaluator.taskset import Task
 
 
 def build_images(name: str) -> TaskFailed | None:
-    """Build every missing or outdated task image of the set (the base image first)."""
+    """Build every missing or outdated task image of the set (the base image first), several
+    at a time (EVAL_LOCK_JOBS); each tag once, however many tasks name it."""
     loaded = ctx.load(name, need_lock=False)
     if loaded.task_set is None:
         return TaskFailed(str(loaded.error))
-    builds = [t for t in loaded.task_set.tasks if t.spec.build is not None]
-    if not builds:
+    by_tag: dict[str, list[Task]] = {}
+    for task in loaded.task_set.tasks:
+        if task.spec.build is not None:
+            by_tag.setdefault(task.spec.image, []).append(task)
+    if not by_tag:
         return None
+    failed = [_one_source(tag, tasks) for tag, tasks in by_tag.items()]
     try:
         client = ctx.docker()
         base = ensure_base_image(client, BASE_TAG)
-        for task in builds:
+
+        def build(tag: str) -> None:
+            task = by_tag[tag][0]
             assert task.spec.build is not None
             repo = task.dir / task.spec.build.repo
-            if not task_image_current(client, task.spec.image, repo, base):
-                say(f"building {task.spec.image}", err=True)
-                build_task_image(client, base_image=base, tag=task.spec.image, repo_dir=repo,
+            if not task_image_current(client, tag, repo, base):
+                say(f"building {tag}", err=True)
+                build_task_image(client, base_image=base, tag=tag, repo_dir=repo,
                                  workdir=task.spec.workdir, user=task.spec.user)
+
+        done = fan_out(build, [t for t, bad in zip(by_tag, failed, strict=True) if not bad],
+                       settings.lock_jobs)
     except EvalError as exc:
         return TaskFailed(str(exc))
+    failed += [f"task {by_tag[tag][0].id!r} ({by_tag[tag][0].dir / 'task.yaml'}): {e}"
+               for tag, e in done.items() if isinstance(e, EvalError)]
+    if any(failed):
+        return TaskFailed(f"cannot build the images of task set {name!r}:\n"
+                          + "\n".join(f"  - {f}" for f in failed if f))
     return None
+
+
+def _one_source(tag: str, tasks: list[Task]) -> str:
+    """'' if every task that builds `tag` builds it from the same files, workdir and user; else
+    what is wrong (one tag would hold one task's repository and the lock pin it for all)."""
+    if len(tasks) == 1:
+        return ""
+    seen = {(hash_tree(t.dir / t.spec.build.repo) if t.spec.build else "", t.spec.workdir,
+             t.spec.user) for t in tasks}
+    if len(seen) == 1:
+        return ""
+    return (f"tasks {', '.join(repr(t.id) for t in tasks)} build image {tag!r} from different "
+            "repositories (or workdirs, or users): give each its own `image:` tag")
 
 
 def write_lock(name: str, repin: bool = False) -> TaskFailed | None:
@@ -63,9 +103,11 @@ def write_lock(name: str, repin: bool = False) -> TaskFailed | None:
         failed = build_images(name)
         if failed is not None:
             return failed
-        lock = resolve_lock(loaded.task_set, DockerPinResolver(ctx.docker()))
+        jobs = settings.lock_jobs
+        lock = resolve_lock(loaded.task_set, DockerPinResolver(ctx.docker()), jobs=jobs,
+                            known=known_commits(loaded.task_set, _old_lock(name)))
         old = _old_tasks(lock_path(name, ctx.lock_dir()))
-        lock = seal_set(loaded.task_set, lock, ctx.docker(), old)
+        lock = seal_set(loaded.task_set, lock, ctx.docker(), old, jobs=jobs)
     except EvalError as exc:
         return TaskFailed(str(exc))
     path = lock_path(name, ctx.lock_dir())
@@ -74,6 +116,15 @@ def write_lock(name: str, repin: bool = False) -> TaskFailed | None:
     replace_atomic(path, lock.to_json(), path.parent)
     say(f"wrote {path} (task set version {lock.version}, {len(lock.tasks)} tasks)")
     return None
+
+
+def _old_lock(name: str) -> Lock | None:
+    """The lock being replaced, if it reads and is not hand-edited: its base commits are
+    answers for the same image content (`known_commits`), not asked again."""
+    try:
+        return read_lock(name, ctx.lock_dir())
+    except EvalError:
+        return None
 
 
 def _old_tasks(path: Any) -> dict[str, Any]:
@@ -120,7 +171,10 @@ def lock_is_current(task: Any, name: str) -> bool:
         if any((p.history or {}).get("sealer") != SEALER for p in lock.tasks.values()):
             return False
         resolver = DockerPinResolver(ctx.docker())
-        if any(resolver.image(p.image_ref) != p.image for p in lock.tasks.values()):
+        pinned = {p.image_ref: p.image for p in lock.tasks.values()}
+        if len(pinned) != len({(p.image_ref, p.image) for p in lock.tasks.values()}):
+            return False  # one reference, two pins: hand-made, resolve again
+        if any(resolver.image(ref) != image for ref, image in pinned.items()):
             return False
     except Exception:  # any doubt means: resolve again
         return False
@@ -128,8 +182,8 @@ def lock_is_current(task: Any, name: str) -> bool:
 
 
 def _built_images_current(task_set: Any) -> bool:
-    builds = [(t.spec.image, t.dir / t.spec.build.repo) for t in task_set.tasks
-              if t.spec.build is not None]
+    builds = list(dict.fromkeys((t.spec.image, t.dir / t.spec.build.repo)
+                                for t in task_set.tasks if t.spec.build is not None))
     if not builds:
         return True
     client = ctx.docker()

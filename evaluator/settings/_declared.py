@@ -197,6 +197,11 @@ class Settings:
     warm_max_idle_s: Setting[float] = Setting(
         "EVAL_WARM_MAX_IDLE_S", number(0), 30.0, "a warm sandbox unused this long is closed",
         group="execution")
+    lock_jobs: Setting[int] = Setting(
+        "EVAL_LOCK_JOBS", whole(1), lambda: min(8, 2 * (os.cpu_count() or 1)), "containers "
+        "`doit lock` runs at once to resolve base commits and read images' repositories; each "
+        "distinct (image, commit) is read once, however many tasks share it", group="execution",
+        default_doc="twice the CPUs, at most 8")
     ray_pulls: Setting[int] = Setting(
         "EVAL_RAY_PULLS", whole(1), 2, "image pulls or loads at once per Ray node",
         group="execution")
@@ -238,6 +243,11 @@ class Settings:
         "EVAL_ISOLATION", choice("namespace", "process"), None, "the least isolation of agents' "
         "own processes, instead of the eval config's `isolation:` (an API run sets it)",
         group="runs", default_doc="the eval config's, else the strongest this machine supports")
+    exploit_tasks: Setting[tuple[str, ...]] = Setting(
+        "EVAL_EXPLOIT_TASKS", names(), (), "tasks the gold gate's exploit families run on beside "
+        "the set's sample (`exploit_sample` in set.yaml), by id (<set>/<task> where several sets "
+        "run), or `all`; what they find is kept, and every later run counts them as checked",
+        group="runs", default_doc="none: the sample alone")
     decision: Setting[str] = Setting(
         "EVAL_DECISION", choice("fixed", "sequential"), "fixed", "how `doit report` decides a "
         "comparison: the fixed-sample test or the always-valid sequential one", group="runs")

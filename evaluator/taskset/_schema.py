@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
@@ -41,6 +41,10 @@ class SetSpec(StrictModel):
     exploits: Literal["all"] | list[str] = Field(
         "all", description="the gold gate's bundled exploit families run on each valid task: "
         "`all`, or a list of their names (`[]` for none; see evaluator/gold/README.md)")
+    exploit_sample: Literal["all"] | Annotated[int, Field(ge=1)] = Field(
+        "all", description="the valid tasks the exploit families run on: `all`, or N: N tasks "
+        "of each runner and layout, chosen from their pins (others on demand with "
+        "EVAL_EXPLOIT_TASKS; see evaluator/gold/README.md)")
     sandbox: SandboxSpec = Field(SandboxSpec(), description="sandbox limits")
 
 

@@ -153,6 +153,10 @@ NEUTRAL: tuple[Neutral, ...] = (
             "agent configs and identities: what they compute is the identity, a key input"),
     Neutral(("gold/__init__.py", "gold/README.md", "gold/_why.py"),
             "the gold gate's exports, docs, and why a verdict is missing"),
+    Neutral(("gold/_price.py",), "the exploit stage's price: sandbox grades counted and said, "
+            "never run or recorded"),
+    Neutral(("gold/_sample.py",), "which tasks an `exploit_sample` checks: a task it leaves out "
+            "has the families not run, and why, in its verdict's key, so a change re-keys it"),
     Neutral(("images/*",), "images are pinned by id in the lock: a change that builds other "
             "bytes changes the pins"),
     Neutral(("lock/*", "taskset/*", "swebench/*"), "task sets and their pins: what they read "

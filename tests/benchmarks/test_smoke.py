@@ -35,8 +35,10 @@ TIMEOUT_S = 840
 NEEDS: dict[str, tuple[str, ...]] = {
     "bench_backends": ("base_image", "daemonless_sandboxes"),
     "bench_cluster": ("base_image",),
+    "bench_demo": ("docker_client",),
     "bench_exec": ("base_image", "podman_sandboxes", "daemonless_sandboxes"),
     "bench_grade": ("base_image",),
+    "bench_lock": ("base_image",),
     "bench_real_model": ("inference",),
     "bench_scale": ("base_image",),
     "bench_seal": ("base_image",),

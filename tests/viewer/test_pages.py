@@ -170,3 +170,23 @@ def test_task_page_says_what_the_image_leaks(tmp_path: Path) -> None:
     leaky = (site / "tasks" / "t1.html").read_text()
     assert "4 commit(s) beyond the base&#39;s history; refs refs/heads/fix" in leaky
     assert "saw only its seal" in leaky and 'id="leaks"' not in (site / "tasks" / "t2.html").read_text()
+
+
+def test_task_page_says_its_exploits_were_not_checked(tmp_path: Path) -> None:
+    """Issue 31: a valid task outside the set's exploit sample says so, and which families."""
+    import json
+
+    w = ViewerWorld(tmp_path / "w", ("t1", "t2"), agents=("base",))
+    verdict = next(v for v in w.store.query("verdict") if v["task_id"] == "t1")
+    path = w.store.record_path("verdict", verdict["key"])
+    path.write_text(json.dumps({**json.loads(path.read_text()),
+                                "exploits_not_checked": ["exit-zero", "known-ids"],
+                                "exploit_sample": "not in the sample of 1 task(s) per runner and "
+                                                  "layout (junit: package, tests beside it)"}))
+    site = render_site("mini", out_root=tmp_path / "out", **w.kwargs).parent
+    page = (site / "tasks" / "t1.html").read_text()
+    assert re.search(r'id="exploits-not-checked">Not checked: .* this one is not in the sample '
+                     r"of 1 task\(s\) per runner and layout \(junit: package, tests beside it\)\. "
+                     r"The families not run on it: <code>exit-zero</code>, <code>known-ids</code>",
+                     page), page
+    assert "exploits-not-checked" not in (site / "tasks" / "t2.html").read_text()
