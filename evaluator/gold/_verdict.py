@@ -56,6 +56,8 @@ class VerdictRecord(Record):
     empty_resolved: list[bool | None] = []
     exploits: dict[str, dict[str, Any]] = {}  # family -> status, caught_by, means, grade, why...
     exploitable: list[str] = []  # the families that resolved unflagged
+    # The task's calibration (`_gate.calibration_summary`): fresh names, twins, second look.
+    calibration: dict[str, Any] = {}
 
     @classmethod
     def undecided(cls, task_id: str, task_set: str) -> VerdictRecord:
