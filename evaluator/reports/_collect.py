@@ -16,7 +16,7 @@ from evaluator.errors import BadInputError, StaleLockError
 from evaluator.grading import GradeRecord
 from evaluator.reports._inputs import Inputs
 from evaluator.reports._pinning import GRADED, carried_over, check_result, check_verdict
-from evaluator.result import ResultRecord
+from evaluator.result import FLAGGED, RESOLVED, ResultRecord, Reviews, flag_lines
 from evaluator.subjects import Subject, agent_subject, prediction_subjects, subject_cells
 
 _MAX_PROBLEMS = 30
@@ -77,6 +77,7 @@ def collect(inputs: Inputs) -> Collected:
             subjects[n] = s
             cells += subject_cells(store, inputs.task_set, lock, inputs.gate, s,
                                    inputs.lock_version)
+    cells = [reviewed(c, inputs.reviews) for c in cells]
     notes = [f"{n} record(s) were made under lock version {v}, with the same pins for their "
              f"task as now; they count for lock version {inputs.lock_version}"
              for v, n in sorted(carried.items())]
@@ -106,7 +107,17 @@ def _cell(inputs: Inputs, pa: Any, status: str, attempt: AttemptRecord | None,
         "grade": result.grade if result else None,
         "exit_reason": attempt.exit_reason if attempt else None,
         "violations": [v.get("reason") for v in (result.violations if result else [])],
+        "flags": flag_lines(result),
     }
+
+
+def reviewed(cell: dict[str, Any], reviews: Reviews) -> dict[str, Any]:
+    """The cell as the set's reviews count it: a flagged resolve a person accepted counts as
+    resolved, one they rejected as a policy failure, one not reviewed yet as flagged."""
+    status, review = reviews.counted(cell["status"], cell.get("grade"))
+    return {**cell, "status": status, "resolved": status == RESOLVED and cell["graded"],
+            "flagged": status == FLAGGED, "review": review.decision if review else None,
+            "reviewed_by": review.by if review else None}
 
 
 def _unreached(inputs: Inputs, cells: list[dict[str, Any]]) -> list[str]:

@@ -11,9 +11,9 @@ from evaluator.attempts import AttemptRecord, PlannedAttempt
 from evaluator.gold import VerdictRecord
 from evaluator.grading import GradeRecord
 from evaluator.lock import Lock
-from evaluator.result import ResultRecord
+from evaluator.result import STATUSES, ResultRecord
 
-GRADED = ("resolved", "failed", "policy")
+GRADED = STATUSES  # resolved, flagged, failed, policy
 
 
 def check_result(pa: PlannedAttempt, lock: Lock, grader: str, attempt: AttemptRecord,
@@ -49,7 +49,7 @@ def check_result(pa: PlannedAttempt, lock: Lock, grader: str, attempt: AttemptRe
         if grade.grader_version != grader:
             problems.append(f"{where}: grade made by grader {grade.grader_version}, the "
                             f"harness grader is {grader}: {fix}")
-        if grade.resolved != result.resolved and result.status != "policy":
+        if grade.resolved != result.resolved and result.status not in ("policy", "flagged"):
             problems.append(f"{where}: resolved={result.resolved} but its grade says "
                             f"{grade.resolved}")
     if result.resolved != (result.status == "resolved"):
