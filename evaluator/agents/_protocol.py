@@ -6,7 +6,8 @@ An external agent is any callable `fn(ctx: AgentContext) -> None` named in agent
 The harness then takes the patch from the sandbox (a diff against the base commit).
 
 Limits are the harness's: `ctx.model` and `ctx.sandbox` count every call and refuse past the
-step, cost and wall-clock limits by raising StepLimit, CostLimit or WallClockLimit, and the
+step, cost and wall-clock limits by raising StepLimit, CostLimit or WallClockLimit (and
+ContextLimit when the endpoint refuses a history too long for the model), and the
 record's usage and cost are what passed through `ctx.model`, not what the agent records.
 """
 
@@ -65,6 +66,13 @@ class MemoryLimit(AttemptEnd):
     """The scaffold's own process ran out of its address space (`limits.agent_memory_mb`)."""
 
     exit_reason = "memory_limit"
+
+
+class ContextLimit(AttemptEnd):
+    """The endpoint refused a call because the conversation outgrew the model's context window:
+    the agent's own outcome, like a step limit, never an infrastructure error."""
+
+    exit_reason = "context_length"
 
 
 class AgentSandbox(Protocol):

@@ -15,6 +15,7 @@ from typing import IO, Any
 
 from evaluator.agents._protocol import (
     AttemptEnd,
+    ContextLimit,
     CostLimit,
     CpuLimit,
     FormatErrors,
@@ -30,7 +31,7 @@ from evaluator.sandbox import ExecResult
 MAX_LINE = 64 << 20  # one message; a bigger one is a broken or hostile peer
 ENDS: dict[str, type[AttemptEnd]] = {c.exit_reason: c for c in (
     AttemptEnd, Submitted, StepLimit, WallClockLimit, CostLimit, FormatErrors, CpuLimit,
-    MemoryLimit)}
+    MemoryLimit, ContextLimit)}
 
 
 class ChannelError(InfraError):

@@ -26,6 +26,17 @@ def _plain(value: Any) -> Any:
     return json.loads(json.dumps(value, default=str))
 
 
+def server_said(reply: Completion) -> dict[str, Any]:
+    """What the server itself reported beside usage, when it did: its fingerprint and its own
+    timings (llama.cpp's token counts and milliseconds for the prompt and the reply)."""
+    out: dict[str, Any] = {}
+    if reply.fingerprint is not None:
+        out["fingerprint"] = reply.fingerprint
+    if reply.timings is not None:
+        out["timings"] = {k: round(v, 3) for k, v in reply.timings.items()}
+    return out
+
+
 class Conversation:
     """Grows with every call; `document()` is what the store keeps."""
 
@@ -70,7 +81,8 @@ class Conversation:
                       "cached_tokens": u.cached_tokens, "reasoning_tokens": u.reasoning_tokens,
                       "reported": u.reported},
             "cost_usd": reply.cost_usd if reply.priced else None,
-            "latency_s": round(reply.latency_s, 3), "t": round(time.time(), 3)})
+            "latency_s": round(reply.latency_s, 3), "queue_s": round(reply.queue_s, 3),
+            **server_said(reply), "t": round(time.time(), 3)})
         if self._store is not None and self.key:
             # A live copy for watching a running attempt; the record's blob is the final word.
             self._store.write_derived(f"conversations/{self.key}.json", self.to_json())

@@ -13,9 +13,23 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from evaluator.agents import AttemptEnd, CostLimit, LimitSpec, StepLimit, WallClockLimit
-from evaluator.attempts._conversation import Conversation
-from evaluator.model import Completion, Message, ModelClient, ModelRequestError, Tool
+from evaluator.agents import (
+    AttemptEnd,
+    ContextLimit,
+    CostLimit,
+    LimitSpec,
+    StepLimit,
+    WallClockLimit,
+)
+from evaluator.attempts._conversation import Conversation, server_said
+from evaluator.model import (
+    Completion,
+    ContextLengthError,
+    Message,
+    ModelClient,
+    ModelRequestError,
+    Tool,
+)
 from evaluator.sandbox import ExecResult, Sandbox
 
 FREE, UNPRICED = "free", "unpriced"
@@ -77,7 +91,8 @@ class Meter:
             "reasoning_tokens": u.reasoning_tokens, "usage_reported": u.reported,
             "cost_usd": 0.0 if self.price in (FREE, UNPRICED) else reply.cost_usd,
             "choices": len(reply.choices), "finish_reason": reply.finish_reason,
-            "latency_s": round(reply.latency_s, 3)})
+            "latency_s": round(reply.latency_s, 3), "queue_s": round(reply.queue_s, 3),
+            **server_said(reply)})
 
     def totals(self) -> dict[str, Any]:
         """What the attempt record says of usage and model cost."""
@@ -110,9 +125,12 @@ class MeteredModel:
         extra: Mapping[str, Any] | None = None,
     ) -> Completion:
         self._meter.check_call()
-        reply = self._inner.complete(messages, seed=seed, temperature=temperature,
-                                     max_tokens=max_tokens, tools=tools, tool_choice=tool_choice,
-                                     n=n, stream=stream, extra=extra)
+        try:
+            reply = self._inner.complete(messages, seed=seed, temperature=temperature,
+                                         max_tokens=max_tokens, tools=tools,
+                                         tool_choice=tool_choice, n=n, stream=stream, extra=extra)
+        except ContextLengthError as exc:  # the history outgrew the model: the agent's end
+            raise self._meter.end(ContextLimit(str(exc))) from None
         self._meter.account(reply)
         params = {"seed": seed, "temperature": temperature, "max_tokens": max_tokens,
                   "tool_choice": tool_choice, "n": n, "stream": stream, "extra": extra}

@@ -4,7 +4,7 @@ Everything that asks a model for a reply depends only on the `ModelClient` proto
 """
 
 from ._client import OpenAIClient
-from ._errors import ModelRequestError, ModelUnavailableError
+from ._errors import ContextLengthError, ModelRequestError, ModelUnavailableError
 from ._limiter import Limiter, endpoint_limiter
 from ._prices import Price, Prices
 from ._scripted import ScriptedCall, ScriptedModel, ScriptExhaustedError
@@ -16,6 +16,7 @@ __all__ = [
     "Choice",
     "ClientStats",
     "Completion",
+    "ContextLengthError",
     "Limiter",
     "Message",
     "ModelClient",

@@ -2,6 +2,9 @@
 
 The API key is read from the environment at request time and only ever placed in the request
 header: it is kept out of logs, exception messages and repr, since all three end up in reports.
+
+`timeout_s` bounds each try as a whole, from sending to the reply's last byte: httpx's own
+timeouts bound each read, and a server that streams a token now and then never trips them.
 """
 
 from __future__ import annotations
@@ -21,10 +24,11 @@ import httpx
 
 from evaluator.errors import BadInputError
 
-from ._errors import ModelRequestError, ModelUnavailableError
+from ._errors import ContextLengthError, ModelRequestError, ModelUnavailableError
 from ._limiter import Limiter, endpoint_limiter
 from ._parse import Malformed, Parsed, StreamAssembler, parse_body
 from ._prices import Prices
+from ._refusal import is_context_refusal
 from ._request import request_body
 from ._stats import ClientStats, StatsCounter
 from ._types import SIMULATED_FINGERPRINT, Completion, Message, Tool
@@ -70,6 +74,7 @@ class OpenAIClient:
         self.model = model
         self.api_key_env = api_key_env
         self._url = f"{self.base_url}/chat/completions"
+        self._timeout_s = timeout_s
         self._timeout = httpx.Timeout(timeout_s)
         self._max_retries = max_retries
         self._backoff_base_s = backoff_base_s
@@ -156,11 +161,13 @@ class OpenAIClient:
         self, body: dict[str, Any], headers: dict[str, str], key: str | None
     ) -> Completion:
         self._stats.request()
+        queued = time.monotonic()
         try:
             with self._limiter():
                 started = time.monotonic()
+                deadline = started + self._timeout_s
                 with self._http.stream("POST", self._url, json=body, headers=headers) as response:
-                    parsed = self._read(response, key, bool(body.get("stream")))
+                    parsed = self._read(response, key, bool(body.get("stream")), deadline)
                 latency = time.monotonic() - started
         except httpx.UnsupportedProtocol as e:
             raise ModelRequestError(
@@ -173,20 +180,30 @@ class OpenAIClient:
         except httpx.TransportError as e:
             # Reset, closed without a response, half-written: the request may be repeated safely.
             raise _Retryable("disconnect", f"{type(e).__name__}: {e}") from None
-        return self._completion(parsed, latency)
+        return self._completion(parsed, latency, started - queued)
 
-    def _read(self, response: httpx.Response, key: str | None, stream: bool) -> Parsed:
+    def _read(self, response: httpx.Response, key: str | None, stream: bool,
+              deadline: float) -> Parsed:
         """The parsed answer, or the typed failure; a stream is read to its end first, so a
         stream cut halfway is retried like any other broken response."""
         status = response.status_code
         event_stream = response.headers.get("content-type", "").startswith("text/event-stream")
         if status >= 400 or not event_stream:
-            text = response.read().decode("utf-8", "replace")
+            raw = bytearray()
+            for piece in response.iter_bytes():
+                raw += piece
+                self._check_deadline(deadline)
+            text = raw.decode("utf-8", "replace")
             snippet = _redact(text[:_SNIPPET], key)
             if status == 429 or status >= 500:
                 retry_after = _retry_after(response) if status in (429, 503) else None
                 cause = "rate_limited" if status == 429 else "server_error"
                 raise _Retryable(cause, f"HTTP {status}: {snippet}", retry_after)
+            if is_context_refusal(status, text):
+                raise ContextLengthError(
+                    f"model endpoint {self.base_url} refused the request with HTTP {status}: the "
+                    f"conversation does not fit model {self.model!r}'s context window ({snippet})",
+                    status)
             if status >= 400:
                 raise ModelRequestError(self._refusal_message(status, snippet), status)
             try:
@@ -200,11 +217,17 @@ class OpenAIClient:
                 assembler.feed(line)
                 if assembler.done:
                     break
+                self._check_deadline(deadline)
             return parse_body(assembler.body())
         except Malformed as e:
             raise _Retryable("malformed_body", f"streamed reply: {e}") from None
 
-    def _completion(self, parsed: Parsed, latency: float) -> Completion:
+    def _check_deadline(self, deadline: float) -> None:
+        if time.monotonic() > deadline:
+            # Leaving the `with` closes the connection, which tells the server to stop.
+            raise _Retryable("timeout", f"no whole reply within timeout_s={self._timeout_s:g}s")
+
+    def _completion(self, parsed: Parsed, latency: float, queue_s: float) -> Completion:
         served_model = parsed.model or self.model
         cost, priced = self._prices.cost(self.model, parsed.usage)
         if not priced:
@@ -219,6 +242,9 @@ class OpenAIClient:
             latency_s=latency,
             priced=priced,
             choices=parsed.choices,
+            queue_s=queue_s,
+            timings=parsed.timings,
+            fingerprint=parsed.fingerprint,
         )
 
     def _refusal_message(self, status: int, snippet: str) -> str:

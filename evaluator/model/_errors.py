@@ -29,4 +29,10 @@ class ModelRequestError(BadInputError):
         super().__init__(message)
 
 
-__all__ = ["ModelRequestError", "ModelUnavailableError"]
+class ContextLengthError(ModelRequestError):
+    """The endpoint refused the request because the conversation no longer fits the model's
+    context window. The agent's own outcome (its history grew too long), not an infrastructure
+    fault: the harness ends the attempt with it, and retrying cannot help."""
+
+
+__all__ = ["ContextLengthError", "ModelRequestError", "ModelUnavailableError"]

@@ -20,6 +20,7 @@ class Parsed:
     usage: Usage
     model: str | None
     fingerprint: str | None
+    timings: dict[str, float] | None = None
 
 
 def parse_body(data: Any) -> Parsed:
@@ -32,7 +33,16 @@ def parse_body(data: Any) -> Parsed:
     model, fingerprint = data.get("model"), data.get("system_fingerprint")
     return Parsed(choices, _usage(data.get("usage")),
                   model if isinstance(model, str) else None,
-                  fingerprint if isinstance(fingerprint, str) else None)
+                  fingerprint if isinstance(fingerprint, str) else None,
+                  _timings(data.get("timings")))
+
+
+def _timings(raw: Any) -> dict[str, float] | None:
+    """A server's own timings (llama.cpp sends them beside usage): its numbers, nothing else."""
+    if not isinstance(raw, dict):
+        return None
+    return {str(k): v for k, v in raw.items()
+            if isinstance(v, int | float) and not isinstance(v, bool)}
 
 
 def _choice(position: int, raw: dict[str, Any]) -> Choice:
@@ -112,7 +122,7 @@ class StreamAssembler:
             raise Malformed("stream event is not a JSON object")
         if "error" in chunk:
             raise Malformed(f"stream carried an error: {str(chunk['error'])[:200]}")
-        for key in ("model", "system_fingerprint", "usage"):
+        for key in ("model", "system_fingerprint", "usage", "timings"):
             if chunk.get(key) is not None:
                 self._top[key] = chunk[key]
         for raw in chunk.get("choices") or []:

@@ -74,7 +74,10 @@ class Completion:
 
     `priced` is False when the price table had no entry for the model, so `cost_usd` is 0 because
     it is unknown, not because it was free. `latency_s` is the wall time of the attempt that
-    succeeded, not counting retries and backoff.
+    succeeded, not counting retries and backoff; `queue_s` how long it waited for the bound on
+    requests in flight first. `timings` are the server's own, as it sent them (llama.cpp's
+    `prompt_n`, `prompt_ms`, `predicted_n`, `predicted_ms`, ...; None when it sent none), and
+    `fingerprint` its `system_fingerprint`.
     """
 
     content: str
@@ -85,6 +88,9 @@ class Completion:
     latency_s: float
     priced: bool = True
     choices: tuple[Choice, ...] = field(default=())
+    queue_s: float = 0.0
+    timings: Mapping[str, float] | None = None
+    fingerprint: str | None = None
 
     def __post_init__(self) -> None:
         if not self.choices:  # a text-only reply built by hand (fakes, tests)

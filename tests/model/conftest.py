@@ -8,7 +8,9 @@ from typing import Any
 
 import pytest
 
+from evaluator.inference import InferenceServer, ServerOptions
 from evaluator.model import OpenAIClient
+from tests.model.real import real_server
 from tests.model.support import (
     MESSAGES,
     PRICES,
@@ -65,3 +67,11 @@ def endpoint_at() -> Iterator[Callable[[int], FakeEndpoint]]:
     yield start
     for fake in started:
         fake.close()
+
+
+@pytest.fixture(scope="session")
+def real_model() -> Iterator[InferenceServer]:
+    """The real model's server, two slots, shared by a worker's tests (each request is
+    independent of the ones before: the server keeps no prompt cache)."""
+    with real_server(ServerOptions(slots=2)) as server:
+        yield server

@@ -61,9 +61,27 @@ def sse_events(cut: bool = False) -> bytes:
     return b": keep-alive\n\n" + "".join(lines).encode()
 
 
+# How servers refuse a conversation longer than the model's context window, each in its own words.
+CONTEXT_REFUSALS = {
+    "openai": {"error": {"message": "This model's maximum context length is 128000 tokens. "
+                         "However, your messages resulted in 130512 tokens.",
+                         "type": "invalid_request_error", "param": "messages",
+                         "code": "context_length_exceeded"}},
+    "vllm": {"object": "error", "message": "This model's maximum context length is 2048 tokens. "
+             "However, you requested 2100 tokens (2052 in the messages, 48 in the completion). "
+             "Please reduce the length of the messages or completion.",
+             "type": "BadRequestError", "param": None, "code": 400},
+    "llamacpp": {"error": {"code": 400, "message": "the request exceeds the available context "
+                           "size, try increasing it", "type": "exceed_context_size_error",
+                           "n_prompt_tokens": 2100, "n_ctx": 2048}},
+}
+
+
 class FakeEndpoint:
-    """Actions: ok, tools, sse, ssecut, nousage, 429:<retry-after>, 500, 503, 400, 401 (echoes
-    the auth header), malformed, nochoices, drop, slow. An empty queue answers ok."""
+    """Actions: ok, tools, sse, ssecut, trickle (an SSE stream, an event every 0.1 s for 2 s),
+    nousage, 429:<retry-after>, 500, 503, 400, 401 (echoes the auth header), malformed,
+    nochoices, drop, slow, ctx:<openai|vllm|llamacpp> (a context-length refusal as that server
+    words it). An empty queue answers ok."""
 
     def __init__(self, port: int = 0) -> None:
         self.actions: deque[str] = deque()
@@ -116,6 +134,10 @@ def _handler(fake: FakeEndpoint) -> type[BaseHTTPRequestHandler]:
                 self._send(200, json.dumps(OK_BODY).encode())
             elif kind == "tools":
                 self._send(200, json.dumps(TOOL_BODY).encode())
+            elif kind == "ctx":
+                self._send(400, json.dumps(CONTEXT_REFUSALS[arg]).encode())
+            elif kind == "trickle":
+                self._trickle()
             elif kind in ("sse", "ssecut"):
                 self._send(200, sse_events(cut=kind == "ssecut"), kind="text/event-stream")
             elif kind == "nousage":
@@ -128,6 +150,20 @@ def _handler(fake: FakeEndpoint) -> type[BaseHTTPRequestHandler]:
                 self._send(401, f"bad key {self.headers['Authorization']}".encode())
             else:
                 self._send(int(kind), b'{"error": {"message": "nope"}}', arg)
+
+        def _trickle(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+            try:
+                for _ in range(20):
+                    chunk = {"model": "m-1", "choices": [{"index": 0, "delta": {"content": "x"}}]}
+                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                    self.wfile.flush()
+                    time.sleep(0.1)
+            except OSError:
+                pass  # the client hung up, as it should
+            self.close_connection = True
 
         def _send(self, status: int, payload: bytes, retry_after: str = "",
                   kind: str = "application/json") -> None:

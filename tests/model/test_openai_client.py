@@ -7,14 +7,21 @@ import threading
 import pytest
 
 from evaluator.errors import BadInputError, InfraError
-from evaluator.model import ModelRequestError, ModelUnavailableError, OpenAIClient
+from evaluator.model import (
+    ContextLengthError,
+    ModelRequestError,
+    ModelUnavailableError,
+    OpenAIClient,
+)
+from tests.model.support import CONTEXT_REFUSALS
 
 SECRET = "sk-test-9f8e7d6c5b4a"
 
 
 def test_success_returns_content_usage_and_cost(make_client, messages, endpoint) -> None:
     result = make_client().complete(messages, seed=3, temperature=0.0, max_tokens=64)
-    assert result.content == "```bash\nls\n```"
+    assert result.content == "```bash\nls\n```" and result.fingerprint == "fp_real"
+    assert result.timings is None and result.queue_s >= 0
     assert (result.usage.prompt_tokens, result.usage.completion_tokens) == (1000, 500)
     assert result.cost_usd == pytest.approx((1000 * 2.0 + 500 * 8.0) / 1e6)
     assert result.priced and not result.simulated and result.latency_s > 0
@@ -104,6 +111,32 @@ def test_400_is_not_retried(make_client, messages, endpoint, sleeps) -> None:
     assert isinstance(info.value, BadInputError) and info.value.status == 400
     assert "HTTP 400" in str(info.value) and "model id 'm-1'" in str(info.value)
     assert len(endpoint.requests) == 1 and sleeps == []
+
+
+def test_a_trickling_stream_is_ended_at_the_step_timeout(make_client, messages, endpoint) -> None:
+    """Each event comes well within the read timeout; the whole reply does not come within
+    timeout_s, and that is the step's bound (the old client waited the stream out)."""
+    endpoint.script("trickle", "ok")
+    client = make_client(timeout_s=0.5)
+    reply = client.complete(messages, seed=0, temperature=0.0, stream=True)
+    assert reply.content and client.stats.by_cause == {"timeout": 1}
+
+
+@pytest.mark.parametrize("server", sorted(CONTEXT_REFUSALS))
+def test_a_context_length_refusal_is_told_apart_in_each_servers_words(
+        make_client, messages, endpoint, sleeps, server) -> None:
+    endpoint.script(f"ctx:{server}")
+    with pytest.raises(ContextLengthError) as info:
+        make_client().complete(messages, seed=0, temperature=0.0)
+    assert isinstance(info.value, ModelRequestError) and info.value.status == 400
+    assert "context window" in str(info.value) and len(endpoint.requests) == 1 and sleeps == []
+
+
+def test_another_400_is_not_a_context_refusal(make_client, messages, endpoint) -> None:
+    endpoint.script("400")
+    with pytest.raises(ModelRequestError) as info:
+        make_client().complete(messages, seed=0, temperature=0.0)
+    assert not isinstance(info.value, ContextLengthError)
 
 
 def test_in_flight_bound_is_shared_by_clients_of_an_endpoint(make_client, messages, endpoint):
