@@ -19,6 +19,7 @@ from evaluator.grading._disguise import STYLES, Disguise, disguise, parse_id, ta
 from evaluator.grading._evidence import Check, failing, judge
 from evaluator.grading._ids import describe
 from evaluator.grading._outcome import NO_REPORT, RESOLVED, TAMPERED, UNRESOLVED, GradeOutcome
+from evaluator.grading._paths import is_protected
 from evaluator.grading._run import NoReport, hardened_env, run
 from evaluator.grading._second import SecondLook
 from evaluator.grading._setup import Prepared, lay, prepare
@@ -89,6 +90,8 @@ class DockerGrader:
             return disguise(nonce, {}, required, style, rename=False)
         texts = {}
         for path in target_files(required, list(hidden), style):
+            if path not in hidden and not is_protected(path, spec.test_files):
+                continue  # a module of the library holding doctests: not the tests' to rename
             if path in hidden:
                 texts[path] = hidden[path]
                 continue

@@ -148,46 +148,28 @@ class SecondLook(ReadsOnly):
                 except (FileNotFoundError, OSError):
                     continue
             nonce = setup.nonce[::-1]
-            d = disguise(nonce, texts, required, setup.disguise.style,
-                         [tw.candidate for tw in setup.disguise.twins],
-                         rename=setup.disguise.renamed)
+            d = self.disguise = disguise(nonce, texts, required, setup.disguise.style,
+                                         [tw.candidate for tw in setup.disguise.twins],
+                                         rename=setup.disguise.renamed)
             sb.put_files({f"{spec.workdir}/{p}": t for p, t in d.files.items()})
             runs = {d.run_id(t): t for t in full}
-            twin_ids = {t for tw in d.twins for t in _twin_ids(tw)}
-            for tw in d.twins:
-                for tid in _twin_ids(tw):
-                    runs[tid] = tid
+            twins = {t for tw in d.twins for t in _twin_ids(tw)}
+            asked = sorted({*runs, *twins})
+
+            def run(ids: list[str], varied: bool) -> tuple[dict[str, tuple[str, str]], bool,
+                                                             list[str]]:
+                return self._exec(sb, spec, gdir, nonce, ids, varied=varied)
+
             looked = Looked()
-            found, done, clashes = self._exec(sb, spec, gdir, nonce, sorted(runs), varied=True)
-            doubt = [t for t in runs if t not in twin_ids and found.get(t, ("",))[0] != PASSED]
-            for _ in range(_VARIED_RETRIES):
-                if not doubt:
-                    break
-                again = self._exec(sb, spec, gdir, nonce, doubt, varied=True)[0]
-                for t in doubt:
-                    if again.get(t, ("",))[0] == PASSED:
-                        found[t] = again[t]
-                doubt = [t for t in doubt if found.get(t, ("",))[0] != PASSED]
+            found = _until_passed(run, asked, runs, True, _VARIED_RETRIES, [])[0]
             looked.varied = _back(d, found, spec)
-            found, done, clashes = self._exec(sb, spec, gdir, nonce, sorted(runs), varied=False)
-            doubt = [t for t in runs if t not in twin_ids
-                     and found.get(t, ("",))[0] in (FAILED, ERROR, SKIPPED)]
-            for _ in range(_RETRIES):
-                if not doubt:
-                    break
-                again = self._exec(sb, spec, gdir, nonce, doubt, varied=False)[0]
-                for t in doubt:
-                    if again.get(t, ("",))[0] == PASSED:
-                        looked.flaky.append(runs[t])
-                        found[t] = (PASSED, "")
-                doubt = [t for t in doubt if found.get(t, ("",))[0] != PASSED]
+            found, looked.finished, looked.clashes = _until_passed(
+                run, asked, runs, False, _RETRIES, looked.flaky)
             looked.independent = _back(d, found, spec)
-            looked.why = {runs[t]: why for t, (s, why) in found.items() if s != PASSED and why
-                          and t in runs}
+            looked.why = {runs[t]: why for t, (st, why) in found.items()
+                          if st != PASSED and why and t in runs}
             looked.twins = {tw.candidate.key: [found[t][0] for t in _twin_ids(tw) if t in found]
                             for tw in d.twins}
-            looked.finished, looked.clashes = done, clashes
-            self.disguise = d
         return looked
 
     def _exec(self, sb: Sandbox, spec: Any, gdir: str, nonce: str, tests: list[str], *,
@@ -228,45 +210,48 @@ class SecondLook(ReadsOnly):
         return results(out, text, nonce)
 
     def _weigh(self, seen: Seen, looked: Looked) -> Iterable[Evidence]:
-        where = "in the second observation (a fresh sandbox, the harness's own runner), "
+        yield from self._independent(seen, looked)
+        if not looked.finished:
+            yield Evidence(self.name, WEAK, f"{_WHERE}the runner did not finish")
+        if looked.clashes:
+            yield Evidence(self.name, STRONG, f"{_WHERE}two different results were reported for "
+                           f"{', '.join(looked.clashes[:5])}: not written by the runner alone")
+        if self.disguise is not None:
+            yield from twin_evidence(self.name, self.disguise, looked.twins, looked.independent,
+                                     seen.setup.spec.results, judged=True, where=_WHERE,
+                                     counted=False)
+        yield from self._varied(seen, looked)
+
+    def _independent(self, seen: Seen, looked: Looked) -> Iterable[Evidence]:
+        """Each required test the report calls passed, against the independent run: where the
+        gold gate knows it reproduces, a failure, an unrunnable or a silence is evidence."""
         calibrated = self.looked is not None
-        skipped = []
+        skipped = [t for t, s in seen.tests.items() if s == PASSED and calibrated
+                   and t not in (self.looked or ())]
         for t, status in sorted(seen.tests.items()):
-            if status != PASSED:
+            got, why = looked.independent.get(t, "missing"), looked.why.get(t, "")
+            if status != PASSED or t in skipped or got == PASSED:
                 continue
-            if calibrated and t not in (self.looked or ()):
-                skipped.append(t)
-                continue
-            got = looked.independent.get(t, "missing")
-            if got == PASSED:
-                continue
-            why = looked.why.get(t, "")
             if got == "unrunnable":
                 yield Evidence(self.name, STRONG if calibrated else NOTE,
-                               f"{where}{t} could not be run ({why}), though it ran under the "
+                               f"{_WHERE}{t} could not be run ({why}), though it ran under the "
                                "gold patch" if calibrated else f"not re-run: {t}: {why}")
             elif got == "missing":
-                yield Evidence(self.name, WEAK, f"{where}{t} was not reported")
+                yield Evidence(self.name, WEAK, f"{_WHERE}{t} was not reported")
             else:
                 yield Evidence(self.name, STRONG if calibrated else WEAK,
-                               f"{where}{t} {got} ({why}), each time it ran; the report says it "
-                               "passed")
+                               f"{_WHERE}{t} {got} ({why}), each time it ran; the report says "
+                               "it passed")
         if skipped:
             yield Evidence(self.name, NOTE, f"{len(skipped)} required test(s) the second "
                            "observation cannot reproduce under the gold patch are not compared: "
-                           + ", ".join(skipped[:5]))
+                           + ", ".join(sorted(skipped)[:5]))
         for t in looked.flaky:
             yield Evidence(self.name, NOTE, f"flaky in the second observation: {t}")
-        if not looked.finished:
-            yield Evidence(self.name, WEAK, f"{where}the runner did not finish")
-        if looked.clashes:
-            yield Evidence(self.name, STRONG, f"{where}two different results were reported for "
-                           f"{', '.join(looked.clashes[:5])}: not written by the runner alone")
-        d = self.disguise
-        if d is not None:
-            yield from twin_evidence(self.name, d, looked.twins, looked.independent,
-                                     seen.setup.spec.results, judged=True, where=where,
-                                     counted=False)
+
+    def _varied(self, seen: Seen, looked: Looked) -> Iterable[Evidence]:
+        """A required test that passed in the scored run and the independent one, and fails in
+        the varied environment (where gold keeps it): the fix depends on what it must not."""
         for t, status in sorted(seen.tests.items()):
             if status != PASSED or looked.independent.get(t) != PASSED:
                 continue
@@ -277,6 +262,30 @@ class SecondLook(ReadsOnly):
                 yield Evidence(self.name, FLAG if self.varied is not None else NOTE,
                                f"environment-sensitive: {t} {got} when run {VARIED}; it passed "
                                "under the grader's conditions")
+
+
+_WHERE = "in the second observation (a fresh sandbox, the harness's own runner), "
+Run = Callable[[list[str], bool], tuple[dict[str, tuple[str, str]], bool, list[str]]]
+
+
+def _until_passed(run: Run, asked: list[str], required: dict[str, str], varied: bool,
+                  retries: int, flaky: list[str]
+                  ) -> tuple[dict[str, tuple[str, str]], bool, list[str]]:
+    """One run of every test asked, then up to `retries` more of the required ones that did not
+    pass, each in a fresh interpreter (its own hash seed, its own timing): one that then passes
+    is flaky (named in `flaky`), a forgery fails every time."""
+    found, done, clashes = run(asked, varied)
+    doubt = [t for t in required if found.get(t, ("",))[0] in (FAILED, ERROR, SKIPPED, "missing")]
+    for _ in range(retries):
+        if not doubt:
+            break
+        again = run(doubt, varied)[0]
+        for t in doubt:
+            if again.get(t, ("",))[0] == PASSED:
+                flaky.append(required[t])
+                found[t] = (PASSED, "")
+        doubt = [t for t in doubt if found.get(t, ("",))[0] != PASSED]
+    return found, done, clashes
 
 
 def _twin_ids(tw: Any) -> list[str]:

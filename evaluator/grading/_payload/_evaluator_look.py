@@ -55,21 +55,11 @@ def collect(fd, proc, deadline):
     return data, False
 
 
-def main():
-    path = sys.argv[1]
-    with open(path) as f:
-        conf = json.load(f)
-    os.unlink(path)
-    nonce = conf["nonce"]
-    out = os.dup(1)
-    nondumpable()
-    if conf.get("clean"):  # the varied run: no grade folder is left for a fix to look for
-        shutil.rmtree(conf["clean"], ignore_errors=True)
-    results = os.path.join(tempfile.mkdtemp(prefix="look-out-"), "results")
+def start(conf, write):
+    """The child, in the environment the conf asks for, its conf on its stdin."""
     env = dict(os.environ)
     for name in conf.get("unset", []):
         env.pop(name, None)
-    read, write = os.pipe()
     child = {"tests": conf["tests"], "args": conf["args"], "root": conf["root"], "fd": write,
              "varied": conf["varied"], "unrunnable": conf.get("unrunnable", "")}
     if conf["varied"]:
@@ -91,36 +81,52 @@ def main():
         stdin.close()
     except OSError:
         pass
-    data, late = collect(read, proc, time.time() + float(conf.get("timeout", 100)))
-    finished = False
-    try:
-        proc.wait(timeout=2)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-    found = {}  # type: dict
-    clashes = set()  # type: set
-    asked = set(conf["tests"])
+    return proc
+
+
+def parse(data, asked):
+    """(id -> (status, why) of the first result told for each asked test, ids told twice
+    differently, whether the child said it was done)."""
+    found, clashes, finished = {}, set(), False  # type: dict, set, bool
     for raw in data.split(b"\n"):
         try:
             rec = json.loads(raw.decode("utf-8", "replace"))
         except ValueError:
             continue
-        if not isinstance(rec, dict):
-            continue
-        if "done" in rec:
+        if isinstance(rec, dict) and "done" in rec:
             finished = True
-            continue
-        tid, status = rec.get("id"), rec.get("status")
-        if tid not in asked or not isinstance(status, str):
-            continue
-        if tid in found and found[tid][0] != status:
-            clashes.add(tid)
-        found.setdefault(tid, (status, str(rec.get("why", ""))[:300]))
-    lines = []
-    for tid in conf["tests"]:
-        status, why = found.get(tid, ("missing", "the runner reported nothing for it"))
-        lines.append(json.dumps({"id": tid, "status": status, "why": why}))
+        elif isinstance(rec, dict) and rec.get("id") in asked and isinstance(rec.get("status"),
+                                                                             str):
+            tid, status = rec["id"], rec["status"]
+            if tid in found and found[tid][0] != status:
+                clashes.add(tid)
+            found.setdefault(tid, (status, str(rec.get("why", ""))[:300]))
+    return found, clashes, finished
+
+
+def main():
+    path = sys.argv[1]
+    with open(path) as f:
+        conf = json.load(f)
+    os.unlink(path)
+    nonce = conf["nonce"]
+    out = os.dup(1)
+    nondumpable()
+    if conf.get("clean"):  # the varied run: no grade folder is left for a fix to look for
+        shutil.rmtree(conf["clean"], ignore_errors=True)
+    results = os.path.join(tempfile.mkdtemp(prefix="look-out-"), "results")
+    read, write = os.pipe()
+    proc = start(conf, write)
+    data, late = collect(read, proc, time.time() + float(conf.get("timeout", 100)))
+    try:
+        proc.wait(timeout=2)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    found, clashes, finished = parse(data, set(conf["tests"]))
+    lines = [json.dumps({"id": t, "status": found.get(t, ("missing",))[0],
+                         "why": found.get(t, ("", "the runner reported nothing for it"))[1]})
+             for t in conf["tests"]]
     lines.append(json.dumps({"done": True, "finished": finished and proc.returncode == 0,
                              "clashes": sorted(clashes)}))
     text = "".join(x + "\n" for x in lines).encode()
