@@ -69,6 +69,8 @@ PURE = frozenset({
     "sys.maxunicode", "sys.byteorder", "sys.float_info", "sys.int_info", "sys.hash_info",
     "sys.implementation", "sys.getrecursionlimit", "sys.setrecursionlimit", "sys.getsizeof",
     "sys.getdefaultencoding", "sys.getfilesystemencoding", "sys.exc_info", "sys.exception",
+    "sys.pypy_version_info", "sys.api_version", "sys.abiflags", "sys.getwindowsversion",
+    "sys.builtin_module_names", "sys.stdlib_module_names", "sys.copyright",
     "sys.stdout", "sys.stderr", "sys.float_repr_style", "sys.intern",
     "importlib.metadata", "importlib.resources", "importlib.import_module",
     "sys.exit", "warnings.warn", "inspect.signature", "inspect.Signature", "inspect.Parameter",
@@ -152,10 +154,13 @@ class Allow:
         self.classes = {n.name for n in ast.walk(tree) if isinstance(n, ast.ClassDef)}
 
     def findings(self) -> Iterator[tuple[ast.AST, str]]:
-        """(node, what it reaches and why that is not allowed), for every added node."""
+        """(node, what it reaches and why that is not allowed), for every added node but those
+        of annotations (types named for a checker, read by nothing at run time that matters)."""
         s = self.s
+        skip = {id(x) for n in ast.walk(s.tree) for a in _annotations(n)  # type: ignore[attr-defined]
+                for x in ast.walk(a)}
         for node in ast.walk(s.tree):  # type: ignore[attr-defined]
-            if not s._in_added(node):  # type: ignore[attr-defined]
+            if id(node) in skip or not s._in_added(node):  # type: ignore[attr-defined]
                 continue
             found = self._check(node)
             if found:
@@ -183,8 +188,8 @@ class Allow:
         if isinstance(node, ast.Call) and s.names.resolve(node.func) & {  # type: ignore[attr-defined]
                 "builtins.isinstance", "builtins.issubclass"} and len(node.args) == 2 and \
                 not _on_self(node.args[0]) and self._own_class(node.args[1]) and \
-                not self._in_dunder(node):
-            return "isinstance of the package's own class (a test double is not one)"
+                self._made_here(node, node.args[1]):
+            return "isinstance of the package's own class it also makes (a test double is not one)"
         if not isinstance(node, ast.Name | ast.Attribute) or not isinstance(node.ctx, ast.Load):
             return ""
         up = s.parent.get(id(node))  # type: ignore[attr-defined]
@@ -199,17 +204,24 @@ class Allow:
         return ""
 
     def _dotted(self, node: ast.AST) -> set[str]:
-        out = set(self.s.names.resolve(node))  # type: ignore[attr-defined]
+        """What `node` names, read along its attribute chain from the name it starts at (not
+        through a module reached as another's attribute: `pd.api.types` is pandas')."""
         base: ast.AST = node
         tail: list[str] = []
         while isinstance(base, ast.Attribute):
             tail.insert(0, base.attr)
             base = base.value
+        if isinstance(base, ast.Name):
+            out = {".".join([b, *tail]) for b in self.s.names.name(base.id)}  # type: ignore[attr-defined]
+        else:
+            out = set(self.s.names.resolve(node)) if not tail else set()  # type: ignore[attr-defined]
         if isinstance(base, ast.Name) and base.id in self.made:
             out |= {".".join([self.made[base.id], *tail])}
         if isinstance(base, ast.Call):
             for f in self.s.names.resolve(base.func):  # type: ignore[attr-defined]
                 out.add(".".join([f + "()", *tail]))
+            # `getattr(os, "env" + "iron")`, `importlib.import_module("os")`: what it names
+            out |= {".".join([r, *tail]) for r in self.s.names.resolve(base)}  # type: ignore[attr-defined]
         return out
 
     def why(self, dotted: str) -> str:
@@ -220,7 +232,7 @@ class Allow:
             return ""
         if root == "builtins":
             name = bare.split(".", 1)[1] if "." in bare else ""
-            if name.split(".")[0] in PURE_BUILTINS or dotted in self.used:
+            if name.split(".")[0] in PURE_BUILTINS or f"builtins.{name.split('.')[0]}" in self.used:
                 return ""
             return "files" if name == "open" else "not a pure builtin"
         if root in self.module:
@@ -240,12 +252,16 @@ class Allow:
             return "not on the allow-list"
         return "" if root in self.used_roots else "a library the module does not use"
 
-    def _in_dunder(self, node: ast.AST) -> bool:
-        """Inside `__eq__`, `__lt__`...: a method that must check what it is compared with."""
+    def _made_here(self, node: ast.AST, cls: ast.AST) -> bool:
+        """The function around `node` also makes an object of `cls`: it injects its own
+        (`clock = clock or SystemClock()`) and asks whether what it was given is that."""
         up = self.s.parent.get(id(node))  # type: ignore[attr-defined]
         while up is not None and not isinstance(up, ast.FunctionDef | ast.AsyncFunctionDef):
             up = self.s.parent.get(id(up))  # type: ignore[attr-defined]
-        return up is not None and up.name.startswith("__") and up.name.endswith("__")
+        if up is None:
+            return False
+        names = {ast.dump(c) for c in (cls.elts if isinstance(cls, ast.Tuple) else [cls])}
+        return any(isinstance(n, ast.Call) and ast.dump(n.func) in names for n in ast.walk(up))
 
     def _own(self) -> set[str]:
         return set(self.s.own) - _STDLIB  # type: ignore[attr-defined]
@@ -309,6 +325,14 @@ def _lookup(dotted: str, table: dict[str, str]) -> str:
         if hit:
             return hit
     return ""
+
+
+def _annotations(node: ast.AST) -> list[ast.AST]:
+    if isinstance(node, ast.arg | ast.AnnAssign):
+        return [node.annotation] if node.annotation is not None else []
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        return [node.returns] if node.returns is not None else []
+    return []
 
 
 def _on_self(node: ast.AST) -> bool:

@@ -40,6 +40,8 @@ def flags(new: str, base: str = _BASE, path: str = "pkg/m.py") -> list[str]:
     ("x.call_args", "a test double's API"),
     ("sys.stdout.isatty()", "output capture"),
     ("open('data.txt').read()", "files"),
+    ("getattr(os, 'env' + 'iron').get('X')", "the environment"),
+    ("importlib.import_module('os').getcwd()", "the working directory"),
 ])
 def test_what_a_fix_has_no_business_reading_is_flagged(line: str, what: str) -> None:
     """Flagged with what it reached, unless the capability list already makes it a violation
@@ -86,10 +88,20 @@ def test_own_package_and_pure_library_are_allowed_in_a_new_file() -> None:
             if f.reason == R.OUTSIDE] == []
 
 
-def test_isinstance_of_the_package_s_own_class_is_flagged_but_not_in_eq() -> None:
-    base = ("class Clock:\n    pass\n\n\nclass Other:\n    def __eq__(self, other):\n"
-            "        return NotImplemented\n\n\ndef f(x):\n    return x\n")
-    assert flags(base.replace("    return x\n", "    return x if isinstance(x, Clock) else 0\n"),
-                 base)
-    assert flags(base.replace("        return NotImplemented\n",
-                              "        return isinstance(other, Other)\n"), base) == []
+def test_isinstance_of_the_package_s_own_class_it_also_injects_is_flagged() -> None:
+    """The first round's surviving cheat: a fix applied only where an injected clock is not the
+    package's own class (a test double). Checking what an argument is, without making one of
+    that class in the same function, is what honest code does everywhere."""
+    base = ("class Clock:\n    pass\n\n\ndef f(x, clock=None):\n    return x\n")
+    cheat = base.replace("    return x\n", "    clock = clock or Clock()\n"
+                         "    return x if not isinstance(clock, Clock) else 0\n")
+    assert any("test double" in f for f in flags(cheat, base))
+    honest = base.replace("    return x\n", "    return x.to_clock() if isinstance(x, Clock) else x\n")
+    assert flags(honest, base) == []
+
+
+def test_annotations_and_a_module_reached_through_a_library_are_not_read_as_code() -> None:
+    base = "import types\nimport pandas as pd\n\n\ndef f(x):\n    return x\n"
+    new = base.replace("def f(x):\n    return x\n", "def f(x: types.ModuleType | None):\n"
+                       "    return pd.api.types.is_bool_dtype(x)\n")
+    assert flags(new, base) == []
