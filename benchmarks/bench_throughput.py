@@ -54,7 +54,7 @@ from evaluator.hashing import hash_json  # noqa: E402
 from evaluator.lock import TaskPin, load_locked  # noqa: E402
 from evaluator.model import OpenAIClient, Prices  # noqa: E402
 from evaluator.sandbox import BACKENDS, Sandboxes, SandboxLimits, open_backend  # noqa: E402
-from evaluator.sandbox._leftovers import OWNER, owner_label  # noqa: E402
+from evaluator.sandbox._labels import OWNER, owner_label  # noqa: E402
 from evaluator.simulated import start_simulated_endpoint  # noqa: E402
 from evaluator.store import Store  # noqa: E402
 from evaluator.taskset import Task, load_task_set  # noqa: E402

@@ -25,16 +25,16 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from evaluator import api, export, pipeline, reports, sandbox, store, swebench
+from evaluator import api, export, pipeline, reports, sandbox, store, submissions
 from evaluator.settings import SettingError, check_set_given, given_paths, settings
 from evaluator.settings import add_commands as add_settings_commands
 
 # Each package registers its own commands (`add_commands(sub)` adds subparsers and sets `run`).
 _REGISTRARS: tuple[Callable[[Any], None], ...] = (
     reports.add_commands, api.add_commands,
-    pipeline.add_commands,  # `quarantine`, `predictions grade`
+    pipeline.add_commands,  # `quarantine`, `predictions grade`, `import swebench|submission`
     export.add_commands,  # its formats are registered in evaluator/export/_group.py
-    swebench.add_commands,  # `import swebench`
+    submissions.add_commands,  # `agreement`
     store.add_commands,  # `remote push`
     sandbox.add_commands,  # `images pull|load|list`
     add_settings_commands,  # `config`

@@ -7,11 +7,12 @@ from __future__ import annotations
 import contextlib
 import shutil
 import subprocess
+from pathlib import Path
 from typing import Any
 
 import docker.errors
 
-from evaluator.sandbox import _cgroups as cg
+from evaluator.sandbox.daemonless import _cgroups as cg
 
 
 def running(sandboxes: Any, sid: str) -> bool:
@@ -39,6 +40,8 @@ def remove(sandboxes: Any, sid: str) -> None:
     """Remove sandbox `sid`, whatever still runs in it."""
     if sandboxes.name == "daemonless":
         cg.remove(cg.leftovers(sandboxes.hierarchy).get(sid, ()))
+        with contextlib.suppress(OSError):  # its view's mount point, in /tmp (an empty folder)
+            Path((sandboxes.root / "sandboxes" / sid / "view").read_text()).rmdir()
         shutil.rmtree(sandboxes.root / "sandboxes" / sid, ignore_errors=True)
         return
     with contextlib.suppress(docker.errors.NotFound):

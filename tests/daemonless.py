@@ -19,8 +19,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from evaluator.sandbox import DaemonlessSandboxes, SandboxLimits
-from evaluator.sandbox._daemonless import DaemonlessSandbox
+from evaluator.sandbox import DaemonlessSandbox, DaemonlessSandboxes, SandboxLimits
 from tests.helpers import unavailable
 
 REPO = Path(__file__).resolve().parents[1]

@@ -58,6 +58,11 @@ def owners(search_path: Sequence[str]) -> Mapping[str, str]:
     return _installed(_stamped(search_path)).owner
 
 
+def versions(search_path: Sequence[str]) -> dict[str, str]:
+    """Normalised name -> version of every distribution along `search_path`."""
+    return {name: d.version for name, d in _installed(_stamped(search_path)).by_name.items()}
+
+
 def closure(external: Mapping[str, Path], search_path: Sequence[str]) -> dict[str, list[list[str]]]:
     """The environment an agent with these directly imported external modules runs with:
     `distributions` [[name, version]], `startup` [[file, hash]] and `unowned` [[module, hash]]."""
@@ -183,7 +188,20 @@ def site_folders() -> tuple[str, ...]:
 
 
 def _stamped(search_path: Sequence[str]) -> tuple[tuple[str, int], ...]:
-    return tuple((p, _mtime(p)) for p in search_path)
+    """The entries of `search_path` that hold distributions, with their mtimes: an agent's own
+    folder (first on its path) holds none, so every agent of an eval shares one scan of the
+    installed distributions instead of one each (seconds apiece over a few hundred)."""
+    return tuple((p, _mtime(p)) for p in search_path if _holds_distributions(p))
+
+
+def _holds_distributions(path: str) -> bool:
+    try:
+        names = os.listdir(path or os.curdir)
+    except NotADirectoryError:
+        return True  # a zip or an egg on the path: importlib.metadata looks inside
+    except OSError:
+        return False
+    return any(n.endswith((".dist-info", ".egg-info", ".egg-link")) for n in names)
 
 
 def _mtime(path: str) -> int:
@@ -193,4 +211,4 @@ def _mtime(path: str) -> int:
         return 0
 
 
-__all__ = ["closure", "normalize", "owners", "site_folders"]
+__all__ = ["closure", "normalize", "owners", "site_folders", "versions"]

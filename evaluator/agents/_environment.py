@@ -9,8 +9,6 @@ or downgrade a harness dependency, and then a key no longer says what ran.
 
 from __future__ import annotations
 
-import functools
-import importlib.metadata
 import os
 import platform
 import re
@@ -19,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from evaluator.agents._distributions import closure, normalize, site_folders
+from evaluator.agents._distributions import closure, normalize, site_folders, versions
 from evaluator.errors import BadInputError
 
 _ROOT = Path(__file__).resolve().parents[2]
@@ -35,23 +33,11 @@ class EnvironmentDriftError(BadInputError):
         super().__init__(message)
 
 
-@functools.lru_cache(maxsize=16)
-def _installed(stamped: tuple[tuple[str, int], ...]) -> tuple[tuple[str, str], ...]:
-    found: dict[str, str] = {}
-    for dist in importlib.metadata.distributions(path=[p for p, _ in stamped]):
-        name = dist.metadata["Name"]
-        if name:
-            # The first on the path wins, as it does for `import`.
-            found.setdefault(normalize(name), dist.version)
-    return tuple(sorted(found.items()))
-
-
 def installed_distributions(search_path: Sequence[str] | None = None) -> dict[str, str]:
-    """Normalised name -> version of every distribution importable along `search_path`."""
-    # Keyed by each folder's mtime: installing or removing a distribution adds or removes a
-    # folder there, so a long-running process (the API server) sees the change.
-    path = _own_folders(sys.path if search_path is None else search_path)
-    return dict(_installed(tuple((p, _mtime(p)) for p in path)))
+    """Normalised name -> version of every distribution importable along `search_path` (the
+    first on the path wins, as it does for `import`), from the one scan of the installed
+    distributions that agents' identities read too."""
+    return versions(_own_folders(sys.path if search_path is None else search_path))
 
 
 def _own_folders(path: Sequence[str]) -> list[str]:
@@ -65,13 +51,6 @@ def _own_folders(path: Sequence[str]) -> list[str]:
         if not any(here != s and here.is_relative_to(s) for s in sites):
             kept.append(entry)
     return kept
-
-
-def _mtime(path: str) -> int:
-    try:
-        return os.stat(path or os.curdir).st_mtime_ns
-    except OSError:
-        return 0
 
 
 def environment_identity(external: Mapping[str, Path] | None = None,

@@ -1,4 +1,4 @@
-"""The FastAPI app: four endpoints over the runs database, the store and the reports."""
+"""The FastAPI app: five endpoints over the runs database, the store and the reports."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ from evaluator.api._supervisor import Supervisor
 from evaluator.api._ui import router as _ui_router
 from evaluator.api._views import run_view
 from evaluator.errors import BadInputError, InfraError, StaleLockError
-from evaluator.reports import compare, leaderboard_rows
+from evaluator.reports import ReportService, Sources, agreement_view
 from evaluator.store import Store
 
 _bearer = HTTPBearer(auto_error=False, description=f"the server's token ({TOKEN_ENV} or --token)")
@@ -65,6 +65,11 @@ def _settings(request: Request) -> Settings:
 def _db(request: Request) -> RunDB:
     db: RunDB = request.app.state.db
     return db
+
+
+def _reports(request: Request) -> ReportService:
+    reports: ReportService = request.app.state.reports
+    return reports
 
 
 def _check_token(request: Request) -> None:
@@ -152,7 +157,8 @@ def get_leaderboard(task_set: _TaskSet, request: Request) -> Leaderboard:
     """The report's leaderboard rows: valid tasks only, infra errors counted apart."""
     s = _settings(request)
     check_task_set(s, task_set)
-    return Leaderboard(task_set=task_set, rows=leaderboard_rows(task_set, **_sources(s)))
+    return Leaderboard(task_set=task_set, rows=_reports(request).leaderboard_rows(
+        task_set, **_sources(s)))
 
 
 @_router.get("/compare", response_model=dict[str, Any], responses=_NOT_READY)
@@ -162,8 +168,24 @@ def get_compare(task_set: _TaskSet, a: _AgentQ, b: _AgentQ, request: Request) ->
     s = _settings(request)
     check_task_set(s, task_set)
     ra, rb = AgentRef.parse(a), AgentRef.parse(b)
-    return compare(task_set, ra.name, rb.name, identity_a=ra.identity, identity_b=rb.identity,
-                   **_sources(s))
+    return _reports(request).compare(task_set, ra.name, rb.name, identity_a=ra.identity,
+                                     identity_b=rb.identity, **_sources(s))
+
+
+_Subject = Annotated[str | None, Query(max_length=200, pattern=r"^[\w.@/+:-]+$",
+                                       description="one imported submission (default: all)")]
+
+
+@_router.get("/agreement", response_model=list[dict[str, Any]], responses=_NOT_READY)
+def get_agreement(task_set: Annotated[str, Query(max_length=100, pattern=f"^{NAME_PATTERN}$")],
+                  request: Request, subject: _Subject = None) -> list[dict[str, Any]]:
+    """Each imported submission's agreement table (`evaluator import submission`): per
+    instance its published outcome beside our grade, the tests that differ with both outputs'
+    lines, and the cause of each difference."""
+    s = _settings(request)
+    if not (s.tasks_root / task_set / "set.yaml").is_file():
+        raise BadInputError(f"unknown task set {task_set!r}")
+    return agreement_view(task_set, Sources.of(**_sources(s)), subject)
 
 
 def _sources(s: Settings) -> dict[str, Any]:
@@ -226,6 +248,7 @@ def create_app(settings: Settings | None = None, *, supervise: bool = True) -> F
     db = RunDB(resolved.db_path)
     app.state.settings, app.state.db = resolved, db
     app.state.supervisor = Supervisor(resolved, db)
+    app.state.reports = ReportService()  # each set's rows kept while their inputs hold
     app.include_router(_router)
     app.include_router(_ui_router)  # the viewer's pages under /ui/<set>/
     # Inside the token check (added later, so outside), which reads no body either: a body

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from evaluator.attempts import AttemptRecord, EvalPlan, PlannedAttempt, attempt_status, unpriced
+from evaluator.attempts import AttemptRecord, EvalPlan, EvalState, PlannedAttempt, unpriced
 from evaluator.executor import waiting_since
 from evaluator.store import Store
 
@@ -71,14 +71,16 @@ def progress(store: Store, plan: EvalPlan, *, log: Path | None = None,
     cost, unknown = 0.0, False
     now, oldest = time.time(), 0.0
     marks = waiting_since(store.root, since) if since is not None else {}
-    for pa in plan.attempts:
+    # From the index a part at a time, not a record read per attempt.
+    for pa, state in ((pa, state) for part, state in EvalState.parts(store, plan)
+                      for pa in part):
         counts["planned"] += 1
-        status, result = attempt_status(store, plan, pa)
+        status, result = state.status(pa)
         if result is not None:
             counts["done"] += 1
             counts[status] += 1
-            cost += result.cost["total_usd"]
-            unknown = unknown or unpriced(result.cost)
+            cost += result.cost_usd
+            unknown = unknown or not result.priced
             continue
         attempt = store.read(AttemptRecord, pa.key) if status == "ungraded" else None
         if attempt is not None:

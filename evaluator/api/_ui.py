@@ -19,7 +19,6 @@ from fastapi.responses import RedirectResponse
 
 from evaluator.api._runplan import NAME_PATTERN, check_task_set
 from evaluator.api._settings import TOKEN_ENV, Settings
-from evaluator.reports import report_site
 from evaluator.viewer import content_type, static_file
 
 COOKIE = "evaluator_token"
@@ -91,8 +90,9 @@ def ui_page(task_set: _SetName, path: str, request: Request) -> Response:
     check_task_set(s, task_set)
     body = static_file(path)
     if body is None:
-        site = report_site(task_set, store=s.store, tasks_root=s.tasks_root, lock_dir=s.lock_dir,
-                           evals_root=s.evals_root, agents_root=s.agents_root)
+        site = request.app.state.reports.site(
+            task_set, store=s.store, tasks_root=s.tasks_root, lock_dir=s.lock_dir,
+            evals_root=s.evals_root, agents_root=s.agents_root)
         body = site.page(path or "index.html")
     if body is None:
         return Response(f"the site of {task_set!r} has no page {path!r}; start at "

@@ -18,6 +18,7 @@ from evaluator.attempts._provenance import checkout_state, provenance
 from evaluator.attempts._record import AttemptRecord, AttemptRun
 from evaluator.attempts._result import grade_attempt
 from evaluator.attempts._run import Trajectory, extract_patch, run_attempt
+from evaluator.attempts._state import EvalState, StoredAttempt, StoredResult
 from evaluator.attempts._summary import attempt_status, format_summary, summarize, unpriced
 
 __all__ = [
@@ -32,6 +33,9 @@ __all__ = [
     "MeteredModel",
     "MeteredSandbox",
     "EvalPlan",
+    "EvalState",
+    "StoredAttempt",
+    "StoredResult",
     "PlannedAttempt",
     "attempt_status",
     "estimate_cost",

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import asdict
 from typing import Any
 
 from evaluator.agents import Agent
-from evaluator.hashing import hash_json
+from evaluator.hashing import canonical_items, hash_json, keyer
 from evaluator.lock import TaskPin
 from evaluator.model import Prices
 from evaluator.sandbox import SandboxLimits
@@ -16,7 +17,12 @@ from evaluator.version import harness_version
 
 def attempt_seed(agent: Agent, sample_idx: int) -> int:
     """Each sample's seed, derived from the agent's base seed so samples differ reproducibly."""
-    return int(hash_json([agent.spec.sampling.seed, sample_idx])[:8], 16)
+    return _seed(agent.spec.sampling.seed, sample_idx)
+
+
+@functools.lru_cache(maxsize=65536)
+def _seed(base: int | None, sample_idx: int) -> int:
+    return int(hash_json([base, sample_idx])[:8], 16)
 
 
 def attempt_price(agent: Agent, prices: Prices) -> dict[str, Any] | str | None:
@@ -56,3 +62,17 @@ def attempt_material(agent: Agent, task: Task, pin: TaskPin, sample_idx: int,
 
 def attempt_key(material: dict[str, Any]) -> str:
     return hash_json(material)
+
+
+# The fields of an attempt's material that differ between the samples of one agent and task.
+_PER_SAMPLE = ("sample_idx", "seed")
+
+
+def attempt_keys(agent: Agent, task: Task, pin: TaskPin, samples: int, limits: SandboxLimits,
+                 price: dict[str, Any] | str | None = None) -> list[str]:
+    """`attempt_key(attempt_material(...))` of samples 0 .. samples-1, the material made and
+    serialized once: a plan of 100,000 attempts hashes only what differs per sample."""
+    base = attempt_material(agent, task, pin, 0, limits, price)
+    key = keyer(canonical_items({k: v for k, v in base.items() if k not in _PER_SAMPLE}),
+                *_PER_SAMPLE)
+    return [key(s, attempt_seed(agent, s)) for s in range(samples)]

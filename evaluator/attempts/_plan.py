@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import functools
+import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from evaluator.agents import Agent, check_environment, load_agent
 from evaluator.attempts._config import EvalSpec
@@ -13,11 +16,10 @@ from evaluator.attempts._isolation import (
     effective_isolation,
     strongest,
 )
-from evaluator.attempts._key import attempt_key, attempt_material, attempt_price, attempt_seed
-from evaluator.attempts._record import AttemptRecord
+from evaluator.attempts._key import attempt_keys, attempt_price, attempt_seed
 from evaluator.errors import BadInputError
 from evaluator.gold import INCOMPLETE, VALID, VerdictRecord, required_spec, verdicts
-from evaluator.grading import GradeSpec, grade_key, grade_spec
+from evaluator.grading import GradeSpec, grade_spec
 from evaluator.lock import Lock
 from evaluator.result import result_key
 from evaluator.settings import settings
@@ -25,7 +27,7 @@ from evaluator.store import Store
 from evaluator.taskset import Task, TaskSet
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PlannedAttempt:
     agent: Agent
     task: Task
@@ -39,7 +41,7 @@ class PlannedAttempt:
         return f"{self.agent.name}/{self.task.id}/{self.sample_idx}"
 
     def grade_key(self, patch_hash: str) -> str:
-        return grade_key(self.grade_spec, patch_hash, 0)
+        return self.grade_spec.attempt_keyer(patch_hash)
 
     def result_key(self, patch_hash: str) -> str:
         return result_key(self.key, self.grade_key(patch_hash))
@@ -66,11 +68,18 @@ class EvalPlan:
             raise BadInputError(f"the eval of {self.task_set.name!r} cannot price every "
                                 f"agent's model:\n{lines}")
 
+    @functools.cached_property
+    def _by_label(self) -> dict[str, PlannedAttempt]:
+        return {pa.label: pa for pa in self.attempts}
+
     def find(self, label: str) -> PlannedAttempt:
-        for pa in self.attempts:
-            if pa.label == label:
-                return pa
-        raise BadInputError(f"no planned attempt {label!r} in the eval of {self.task_set.name!r}")
+        """The planned attempt `<agent>/<task>/<sample>`: one dict lookup (every attempt and
+        grade target asks, once each)."""
+        try:
+            return self._by_label[label]
+        except KeyError:
+            raise BadInputError(f"no planned attempt {label!r} in the eval of "
+                                f"{self.task_set.name!r}") from None
 
 
 def plan_eval(task_set: TaskSet, lock: Lock, spec: EvalSpec, store: Store,
@@ -102,18 +111,21 @@ def plan_eval(task_set: TaskSet, lock: Lock, spec: EvalSpec, store: Store,
     limits = grade_spec(task_set, task_set.tasks[0], lock).limits
     table = spec.price_table()
     prices = {name: attempt_price(agent, table) for name, agent in agents.items()}
+    # One grade spec per task, shared by every agent's attempts (and their grade keys' hasher),
+    # without the PASS_TO_PASS tests the gold gate dropped as flaky (keys change too).
+    specs = {task.id: required_spec(grade_spec(task_set, task, lock), gate[task.id].dropped)
+             for task in task_set.tasks if gate[task.id].verdict == VALID}
     attempts = []
     for agent in agents.values():
         for task in task_set.tasks:
-            if gate[task.id].verdict != VALID:
+            if task.id not in specs:
                 continue
             pin = lock.pin(task.id)
-            # Without the PASS_TO_PASS tests the gold gate dropped as flaky (keys change too).
-            gspec = required_spec(grade_spec(task_set, task, lock), gate[task.id].dropped)
-            for s in range(spec.samples):
-                material = attempt_material(agent, task, pin, s, limits, prices[agent.name])
-                attempts.append(PlannedAttempt(agent, task, s, attempt_seed(agent, s),
-                                               attempt_key(material), gspec))
+            gspec = specs[task.id]
+            keys = attempt_keys(agent, task, pin, spec.samples, limits, prices[agent.name])
+            for s, key in enumerate(keys):
+                attempts.append(PlannedAttempt(agent, task, s, attempt_seed(agent, s), key,
+                                               gspec))
     excluded = {t: v for t, v in gate.items() if v.verdict != VALID}
     where = spec.price_file or "a price table (`prices:` in the eval config)"
     problems = tuple(
@@ -124,6 +136,22 @@ def plan_eval(task_set: TaskSet, lock: Lock, spec: EvalSpec, store: Store,
         for name, price in prices.items() if price is None)
     return EvalPlan(task_set, lock, spec, agents, tuple(attempts), excluded, problems, refused,
                     floor)
+
+
+_PAST: dict[tuple[int, str, str], tuple[int, float]] = {}
+
+
+def _past_costs(index: Any, root: Path, agent: str) -> tuple[int, float]:
+    """(how many, mean total_usd) of the agent's stored attempts, per process (forked workers
+    ask again)."""
+    key = (os.getpid(), str(root), agent)
+    if key not in _PAST:
+        n, total = 0, 0.0
+        for _, cost in index.fields("attempt", ("cost.total_usd",), subject=agent):
+            if isinstance(cost, (int, float)):
+                n, total = n + 1, total + cost
+        _PAST[key] = (n, total / n if n else 0.0)
+    return _PAST[key]
 
 
 def isolation_floor(spec: EvalSpec, override: str | None = None) -> tuple[str, str]:
@@ -151,12 +179,15 @@ def quarantined(store: Store, spec: EvalSpec, key: str) -> bool:
 
 def estimate_cost(store: Store, agent: Agent) -> tuple[float, str]:
     """Mean cost of this agent's stored attempts, else its per-attempt cost limit (a bound).
-    An unpriced model's dollars are unknown: the estimate is its sandbox time alone, and says so."""
-    past = [r.cost["total_usd"] for r in store.select_readable(AttemptRecord, subject=agent.name)]
+    An unpriced model's dollars are unknown: the estimate is its sandbox time alone, and says so.
+
+    Made once per process, agent and store, from one aggregate over the index: every attempt
+    target asks before it starts, and 100,000 of them must not each read the agent's past."""
+    count, mean = _past_costs(store.index, store.root, agent.name)
     unpriced = agent.spec.model.price == "unpriced"
     note = "; model cost unknown (unpriced)" if unpriced else ""
-    if past:
-        return sum(past) / len(past), f"mean of {len(past)} past attempts{note}"
+    if count:
+        return mean, f"mean of {count} past attempts{note}"
     if agent.spec.model.price != "table":
         return 0.0, f"no past attempts{note or '; model is free'}"
     return agent.spec.limits.max_cost_usd, "upper bound (cost limit per attempt)"

@@ -7,6 +7,7 @@ from typing import Any
 
 from evaluator.attempts._plan import EvalPlan, quarantined
 from evaluator.attempts._record import AttemptRecord
+from evaluator.attempts._state import EvalState
 from evaluator.result import ResultRecord
 from evaluator.store import Store
 
@@ -30,20 +31,25 @@ def attempt_status(store: Store, plan: EvalPlan, pa: Any) -> tuple[str, ResultRe
 
 
 def summarize(store: Store, plan: EvalPlan) -> list[dict[str, Any]]:
+    """Per agent: planned, each status's count, and the dollars of its graded attempts; from
+    the index a part at a time (`EvalState.parts`), not one record read per attempt."""
     rows: dict[str, dict[str, Any]] = {
         name: {"agent": name, "planned": 0, "resolved": 0, "flagged": 0, "failed": 0, "policy": 0,
                    "pending": 0, "ungraded": 0, "error": 0, "quarantined": 0, "cost_usd": 0.0,
                    "simulated": agent.simulated,
                    "priced": agent.spec.model.price != "unpriced"}
             for name, agent in plan.agents.items()}
-    for pa in plan.attempts:
-        row = rows[pa.agent.name]
-        row["planned"] += 1
-        status, result = attempt_status(store, plan, pa)
-        row[status] += 1
-        if result is not None:
-            row["cost_usd"] = round(row["cost_usd"] + result.cost["total_usd"], 6)
-            row["priced"] = row["priced"] and not unpriced(result.cost)
+    for part, state in EvalState.parts(store, plan):
+        for pa in part:
+            row = rows[pa.agent.name]
+            row["planned"] += 1
+            status, result = state.status(pa)
+            row[status] += 1
+            if result is not None:
+                row["cost_usd"] += result.cost_usd
+                row["priced"] = row["priced"] and result.priced
+    for row in rows.values():
+        row["cost_usd"] = round(row["cost_usd"], 6)
     return list(rows.values())
 
 

@@ -41,7 +41,8 @@ from evaluator.taskset import Task, TaskSet
 from evaluator.version import harness_version
 
 EMPTY_PATCH = b""
-VERDICT_RULE = 5  # 4: the exploit gate; 5: the calibration
+VERDICT_RULE = 6  # 4: the exploit gate; 5: reps with no report are no flips, skips named;
+# 6: the calibration
 
 
 
@@ -170,7 +171,8 @@ def write_verdict(store: Store, task_set: TaskSet, lock: Lock, plan: GoldPlan) -
     record = VerdictRecord(
         task_set=task_set.name, task_id=plan.task.id, status=verdict, verdict=verdict, why=why,
         calibration=calibration,
-        dropped=d.dropped, fixture=plan.task.spec.fixture, lock_version=lock.version,
+        dropped=d.dropped, skipped=list(d.skipped), unreported=list(d.unreported),
+        no_report=list(d.no_report), fixture=plan.task.spec.fixture, lock_version=lock.version,
         grader_version=harness_version("grader"),
         gold_grades=list(plan.gold_keys), empty_grades=list(plan.empty_keys),
         gold_resolved=[g and g.resolved for g in gold],

@@ -6,6 +6,13 @@ A required test whose outcome flips between reps decides differently by its kind
   judged on the tests that are stable);
 - a FAIL_TO_PASS test that flips keeps the task flaky: it is what tells a fix from no fix.
 Resolution is then judged per rep on the tests still required, and must agree across reps.
+
+A rep with no report (the runner's output could not be read: a crash, a timeout, a log the
+reader refuses) says nothing about any test: it is left out of the per-test comparison, never
+counted as a flip, and named in the verdict (it is still a rep that did not resolve). Every
+verdict also names, per task, the required tests the environment skips with the gold patch
+(an imported row counts such a PASS_TO_PASS test as SWE-bench's harness does: failed unless
+the runner's log names the skip) and the required ids no test of the gold run reports.
 """
 
 from __future__ import annotations
@@ -14,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from evaluator.grading import GradeRecord, describe_ids
+from evaluator.grading import INCONSISTENT, NO_REPORT, SKIPPED, GradeRecord, describe_ids
 from evaluator.store import Record
 
 VALID = "valid"
@@ -31,6 +38,9 @@ class Decision:
     verdict: str
     why: str
     dropped: dict[str, str] = field(default_factory=dict)  # PASS_TO_PASS id -> why dropped
+    skipped: tuple[str, ...] = ()  # required ids the environment skips with the gold patch
+    unreported: tuple[str, ...] = ()  # required ids no test of the gold run reports
+    no_report: tuple[str, ...] = ()  # reps with no report ("gold rep 1"), left out per test
 
 
 class VerdictRecord(Record):
@@ -47,6 +57,9 @@ class VerdictRecord(Record):
     verdict: str
     why: str = ""
     dropped: dict[str, str] = {}  # PASS_TO_PASS id -> why the gate dropped it (flaky)
+    skipped: list[str] = []  # required ids the environment skips with the gold patch
+    unreported: list[str] = []  # required ids no test of the gold run reports
+    no_report: list[str] = []  # reps whose run left no readable report ("empty rep 0")
     fixture: str | None = None  # the task's gold-gate fixture (flaky, broken-gold), if any
     lock_version: str = ""
     grader_version: str = ""
@@ -87,6 +100,44 @@ def _resolved(g: GradeRecord, dropped: dict[str, str]) -> bool:
     return bool(failing) and all(t in dropped for t in failing)
 
 
+def _reported(g: GradeRecord) -> bool:
+    """Whether the rep's run left a report to read tests from."""
+    return g.outcome not in (NO_REPORT, INCONSISTENT)
+
+
+def _silent(gold: Sequence[GradeRecord], empty: Sequence[GradeRecord]) -> tuple[str, ...]:
+    return tuple(f"{name} rep {i}" for name, reps in (("gold", gold), ("empty", empty))
+                 for i, g in enumerate(reps) if not _reported(g))
+
+
+def _seen(gold: Sequence[GradeRecord], ids: Sequence[str], status: str) -> tuple[str, ...]:
+    """The `ids` every gold rep with a report gives `status` (none when no rep has one)."""
+    reps = [g for g in gold if _reported(g)]
+    return tuple(t for t in ids if reps and all(g.tests.get(t, "missing") == status
+                                                  for g in reps))
+
+
+def _notes(gold: Sequence[GradeRecord], empty: Sequence[GradeRecord], silent: tuple[str, ...],
+           skipped: tuple[str, ...]) -> str:
+    """What every verdict says beside its reason: reps with no report, required tests the
+    environment skips, ids that are not one test of the run."""
+    parts = []
+    if silent:
+        detail = next((g.detail for g in (*gold, *empty) if not _reported(g) and g.detail), "")
+        parts.append(f"{', '.join(silent)} left no report" + (f" ({detail[:200]})" if detail
+                     else "") + ": a rep with no report says nothing about any test, so it is "
+                     "left out of the per-test comparison")
+    if skipped:
+        parts.append(f"the environment skips {len(skipped)} required test(s) with the gold "
+                     f"patch: {', '.join(skipped[:8])}" + (" ..." if len(skipped) > 8 else "")
+                     + " (an imported row keeps a skipped PASS_TO_PASS test only where the "
+                     "runner's log names the skip, as SWE-bench's parser reads it)")
+    first = next((g for g in gold if _reported(g)), None)
+    if first is not None and (ids := describe_ids(first.ids)):
+        parts.append(ids)  # said here too: the gate is where users look first
+    return "".join(f"; {p}" for p in parts)
+
+
 def decide_tests(gold: Sequence[GradeRecord | None], empty: Sequence[GradeRecord | None],
                  fail_to_pass: Sequence[str], pass_to_pass: Sequence[str]) -> Decision:
     """The verdict from every rep's grade record; a None rep makes it incomplete."""
@@ -94,26 +145,36 @@ def decide_tests(gold: Sequence[GradeRecord | None], empty: Sequence[GradeRecord
         return Decision(INCOMPLETE, "some reps have no grade yet; run the gold target again")
     gold_ok = [g for g in gold if g is not None]
     empty_ok = [g for g in empty if g is not None]
-    f2p = {**_flips(gold_ok, fail_to_pass), **_flips(empty_ok, fail_to_pass)}
+    required = [*fail_to_pass, *pass_to_pass]
+    silent = _silent(gold_ok, empty_ok)
+    skipped, unreported = _seen(gold_ok, required, SKIPPED), _seen(gold_ok, required, "missing")
+    notes = _notes(gold_ok, empty_ok, silent, skipped)
+
+    def decision(verdict: str, why: str, dropped: dict[str, str] | None = None) -> Decision:
+        return Decision(verdict, why + notes, dropped or {}, skipped, unreported, silent)
+
+    gold_read = [g for g in gold_ok if _reported(g)]
+    empty_read = [g for g in empty_ok if _reported(g)]
+    f2p = {**_flips(gold_read, fail_to_pass), **_flips(empty_read, fail_to_pass)}
     if f2p:
-        return Decision(FLAKY, "FAIL_TO_PASS tests flip between reps: " + ", ".join(
+        return decision(FLAKY, "FAIL_TO_PASS tests flip between reps: " + ", ".join(
             f"{t} ({how})" for t, how in sorted(f2p.items())[:8]))
     # A PASS_TO_PASS test passes with and without the fix, so every rep of both patches is a
     # sample of it: six runs find a flaky test far more surely than three.
     dropped = {t: f"flaky: {how} (gold and empty patch)" for t, how in
-               _flips([*gold_ok, *empty_ok], pass_to_pass).items()}
+               _flips([*gold_read, *empty_read], pass_to_pass).items()}
     note = ("; dropped flaky PASS_TO_PASS: " + ", ".join(sorted(dropped)[:8])) if dropped else ""
     for name, reps in (("gold", gold_ok), ("empty", empty_ok)):
         if len({_resolved(g, dropped) for g in reps}) > 1:
-            return Decision(FLAKY, f"{name}-patch reps disagree on resolved{note}", dropped)
+            return decision(FLAKY, f"{name}-patch reps disagree on resolved{note}", dropped)
     if not _resolved(gold_ok[0], dropped):
-        return Decision(BROKEN_GOLD, (f"gold patch does not resolve: "
+        return decision(BROKEN_GOLD, (f"gold patch does not resolve: "
                                       f"{gold_ok[0].detail}")[:500] + note, dropped)
     if _resolved(empty_ok[0], dropped):
-        return Decision(PASSES_WITHOUT_FIX, "the tests pass with no patch at all" + note, dropped)
-    ids = describe_ids(gold_ok[0].ids)  # said here too: the gate is where users look first
-    return Decision(VALID, f"gold passes and the empty patch fails in all {len(gold_ok)} reps"
-                    + note + (f"; {ids}" if ids else ""), dropped)
+        return decision(PASSES_WITHOUT_FIX, "the tests pass with no patch at all" + note,
+                        dropped)
+    return decision(VALID, f"gold passes and the empty patch fails in all {len(gold_ok)} reps"
+                    + note, dropped)
 
 
 def decide(gold: Sequence[GradeRecord | None], empty: Sequence[GradeRecord | None]

@@ -22,6 +22,7 @@ from evaluator.grading._logs import (
     ResultsReader,
     SympyReader,
     normalize,
+    official_keeps,
     reader_for,
 )
 from evaluator.grading._outcome import (
@@ -78,6 +79,7 @@ __all__ = [
     "ResultsReader",
     "SympyReader",
     "normalize",
+    "official_keeps",
     "reader_for",
     "INCONSISTENT",
     "NOT_RUN",

@@ -18,6 +18,7 @@ from evaluator.grading._checks import ExitStatus, Guard, Seen, Setup, Stream, Su
 from evaluator.grading._disguise import STYLES, Disguise, disguise, parse_id, target_files
 from evaluator.grading._evidence import Check, failing, judge
 from evaluator.grading._ids import describe
+from evaluator.grading._logs import official_keeps
 from evaluator.grading._outcome import NO_REPORT, RESOLVED, TAMPERED, UNRESOLVED, GradeOutcome
 from evaluator.grading._paths import is_protected
 from evaluator.grading._run import NoReport, hardened_env, run
@@ -71,7 +72,7 @@ class DockerGrader:
             found = [e for c in checks if not isinstance(c, SecondLook) for e in c.evidence(seen)]
         # The second observation opens its own sandbox once this one is gone.
         found += [e for c in checks if isinstance(c, SecondLook) for e in c.evidence(seen)]
-        kept = spec.pass_to_pass if spec.pass_to_pass_rule == "swebench" else ()
+        kept = _kept(spec, d, seen.output)
         odd = seen.extra.get("ids", {})
         why = "; ".join(filter(None, [failing(seen.tests, kept), describe(odd)]))
         v = judge(seen.tests, found, kept=kept, why=why)
@@ -129,6 +130,15 @@ class DockerGrader:
                                      looked=pool.looked if pool else None,
                                      varied=pool.varied if pool else None))
         return checks
+
+
+def _kept(spec: GradeSpec, d: Disguise, output: str) -> tuple[str, ...]:
+    """The skipped PASS_TO_PASS tests SWE-bench's parser keeps for an imported row: those the
+    run's log names (under this grade's fresh names, read back to the published ones)."""
+    if spec.pass_to_pass_rule != "swebench":
+        return ()
+    run_ids = {d.run_id(t): t for t in spec.pass_to_pass}
+    return tuple(sorted(run_ids[r] for r in official_keeps(spec.results, output, run_ids)))
 
 
 def _files(spec: GradeSpec) -> set[str]:

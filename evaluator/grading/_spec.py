@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from evaluator.hashing import hash_json
+from evaluator.hashing import (
+    canonical_items,
+    canonical_json,
+    hash_json,
+    hash_parts,
+    join_items,
+    keyer,
+)
 from evaluator.lock import Lock, blob_matches
 from evaluator.sandbox import SandboxLimits
 from evaluator.taskset import Task, TaskSet
@@ -39,7 +47,7 @@ class GradeSpec:
     limits: SandboxLimits
     pytest_plugins: tuple[str, ...] = ()  # loaded with -p: autoloading is off at grading
     results: str = "junit"  # how the run's results are read: JUnit, or a runner's log
-    pass_to_pass_rule: str = "passed"  # "swebench": a skipped or xfail PASS_TO_PASS test is kept
+    pass_to_pass_rule: str = "passed"  # "swebench": a skip is kept as SWE-bench keeps it
     mode: str = "grade"  # one of MODES
     pool_key: str = ""  # the task's calibration key (empty: graded without one)
     pool: Pool | None = None  # that calibration, loaded where the grade is made; in no key
@@ -67,6 +75,30 @@ class GradeSpec:
             **({"calibration": self.pool_key} if self.pool_key else {}),
         }
 
+    @functools.cached_property
+    def key_items(self) -> dict[str, bytes]:
+        """`key_material` serialized once, field by field (a SWE-bench task's test lists run to
+        tens of kilobytes; the keys of its grades and exploits reuse these bytes)."""
+        return canonical_items(self.key_material)
+
+    @functools.cached_property
+    def key_json(self) -> bytes:
+        """`canonical_json(key_material)`, from `key_items`."""
+        return join_items(self.key_items)
+
+    def patch_keyer(self, rep: int = 0, grader: str | None = None) -> Callable[[str], str]:
+        """`patch_hash -> grade_key(self, patch_hash, rep, grader)`, the spec's bytes hashed
+        once: for a command that needs the grade key of every stored attempt."""
+        fixed = {**self.key_items, "grader": canonical_json(grader or harness_version("grader")),
+                 "rep": canonical_json(rep)}
+        return keyer(fixed, "patch")
+
+    @functools.cached_property
+    def attempt_keyer(self) -> Callable[[str], str]:
+        """`patch_keyer()` made once per spec: an attempt's patch is graded once, rep 0, by the
+        harness's grader; every attempt of the task shares its spec, and so this."""
+        return self.patch_keyer()
+
     def calibrating(self, mode: str) -> GradeSpec:
         """This task's spec for one of its calibration grades (no calibration of its own)."""
         return replace(self, mode=mode, pool_key="", pool=None)
@@ -81,14 +113,14 @@ def calibration_key(spec: GradeSpec, gold_patch_hash: str, grader: str | None = 
 
 
 def grade_key(spec: GradeSpec, patch_hash: str, rep: int, grader: str | None = None) -> str:
-    """blake3 of (patch, image, hidden tests, test command, grader version, rep, ...)."""
-    material = {
-        **spec.key_material,
-        "patch": patch_hash,
-        "grader": grader or harness_version("grader"),
-        "rep": rep,
-    }
-    return hash_json(material)
+    """blake3 of (patch, image, hidden tests, test command, grader version, rep, ...): the
+    canonical JSON of `key_material` with those three fields, assembled from `key_items`."""
+    return hash_parts({
+        **spec.key_items,
+        "patch": canonical_json(patch_hash),
+        "grader": canonical_json(grader or harness_version("grader")),
+        "rep": canonical_json(rep),
+    })
 
 
 def grade_spec(task_set: TaskSet, task: Task, lock: Lock) -> GradeSpec:

@@ -9,7 +9,9 @@
 Each target is done when its record is in the store (`_context` opens the set, its lock, its
 eval plan, the store and the executor once per process). `doit report:<set>` is
 `evaluator.reports.report_tasks`. `add_commands` registers `quarantine` (attempts held after
-repeated infra errors) and `predictions grade` (a predictions file graded as subjects).
+repeated infra errors), `predictions grade` (a predictions file graded as subjects) and the
+`import` group: `import swebench` (rows as a task set) and `import submission` (a published
+leaderboard submission, graded, its published outcomes kept beside our grades).
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ from evaluator.pipeline._lockjobs import image_tasks, lock_tasks
 from evaluator.pipeline._predictions import add_commands as _add_predictions
 from evaluator.pipeline._quarantine import add_commands as _add_quarantine
 from evaluator.pipeline._reporter import QuietReporter
+from evaluator.pipeline._submissions import add_import_command as _add_submission
+from evaluator.swebench import add_import_command as _add_swebench
 
 
 def doit_config() -> dict[str, Any]:
@@ -52,9 +56,15 @@ def doit_config() -> dict[str, Any]:
 
 
 def add_commands(sub: Any) -> None:
-    """The pipeline's own commands: `quarantine list|release` and `predictions grade`."""
+    """The pipeline's own commands: `quarantine list|release`, `predictions grade` and the
+    `import` group (`import swebench`, and `import submission`, which grades)."""
     _add_quarantine(sub)
     _add_predictions(sub)
+    imp = sub.add_parser("import", help="bring tasks or a published submission in from "
+                                        "another benchmark's format")
+    kinds = imp.add_subparsers(dest="kind", required=True, metavar="format")
+    _add_swebench(kinds)
+    _add_submission(kinds)
 
 
 def _remove(path: str) -> None:

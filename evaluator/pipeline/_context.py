@@ -49,6 +49,13 @@ def asked(basename: str, known: Collection[str] = ()) -> list[str]:
     return sorted(n for n in names if n and "/" not in n and n not in known)
 
 
+def named(basenames: Collection[str]) -> set[str]:
+    """The targets the command line names whose basename is one of `basenames` (`eval:demo`,
+    `attempt:demo/a/t/0`, or a bare `eval`): a command naming none will run none of them."""
+    return {arg for arg in sys.argv[1:]
+            if not arg.startswith("-") and arg.partition(":")[0] in basenames}
+
+
 @dataclass
 class Loaded:
     """A set as far as it could be loaded: `error` says why the rest is missing."""

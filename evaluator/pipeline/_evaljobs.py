@@ -15,6 +15,7 @@ from doit.exceptions import TaskFailed
 from evaluator.attempts import (
     AttemptRecord,
     EvalPlan,
+    EvalState,
     estimate_cost,
     format_summary,
     grade_attempt,
@@ -23,7 +24,7 @@ from evaluator.attempts import (
     summarize,
 )
 from evaluator.console import say
-from evaluator.errors import BadInputError, EvalError, InfraError
+from evaluator.errors import EvalError, InfraError
 from evaluator.executor import AttemptWork, ModelSpec, QueueMarks, WorkLost
 from evaluator.model import Prices
 from evaluator.pipeline import _context as ctx
@@ -32,6 +33,11 @@ from evaluator.pipeline._quarantine import quarantine_hint
 from evaluator.settings import Settings, settings
 from evaluator.simulated import start_simulated_endpoint
 from evaluator.store import Store
+
+# The targets of an eval: a command naming none of them gets no attempt target at all.
+_BASENAMES = ("eval", "attempt", "evalgrade")
+# `doit plan` lists this many attempts one by one, then counts per agent.
+_LISTED = 100
 
 # Set here for the forked workers of this invocation (declared in evaluator/settings).
 _SIM_ENV = Settings.simulated_url.env
@@ -66,14 +72,26 @@ def _attempt_action(name: str, label: str) -> TaskFailed | None:
     plan = ctx.eval_plan(name)
     pa = plan.find(label)
     store = ctx.store()
-    if store.has("attempt", pa.key) or quarantined(store, plan.spec, pa.key):
-        return None
+    # Another run on this store may be running this very attempt: wait for it rather than
+    # pay the model twice (its record lands, or it dies and this run takes the attempt over).
+    with store.leases.hold("attempt", pa.key, lambda: store.has_local("attempt", pa.key),
+                           lambda holder: say(f"{label}: being run by {holder}; waiting")):
+        if store.has("attempt", pa.key):
+            store.index_record("attempt", pa.key)  # the index missed it (a crash between)
+            return None
+        if quarantined(store, plan.spec, pa.key):
+            return None
+        _run_attempt(name, label, plan, pa, store)
+    return None
+
+
+def _run_attempt(name: str, label: str, plan: EvalPlan, pa: Any, store: Store) -> None:
     budget = _budget(plan)
     estimate, _ = estimate_cost(store, pa.agent)
     if not budget.reserve(estimate):
         say(f"{label}: not started, the budget of ${plan.spec.budget_usd} per run is reached "
             f"(spent plus in flight); raise budget_usd to go on")
-        return None
+        return
     actual, failed = 0.0, True
     executor = ctx.executor(plan.spec.concurrency.sandboxes)
     queue = QueueMarks(store.root, settings.invocation or str(os.getpid()))
@@ -101,7 +119,6 @@ def _attempt_action(name: str, label: str) -> TaskFailed | None:
     finally:
         queue.start(pa.key)
         budget.settle(estimate, actual, error=failed)
-    return None
 
 
 def _work(plan: EvalPlan, pa: Any) -> Any:
@@ -109,17 +126,6 @@ def _work(plan: EvalPlan, pa: Any) -> Any:
                        limits=pa.grade_spec.limits, key=pa.key, seed=pa.seed,
                        model=_model(plan, pa.agent.name),
                        sandbox_usd_per_hour=plan.spec.sandbox_usd_per_hour)
-
-
-def _stored_attempt(store: Store, key: str) -> tuple[bool, AttemptRecord | None]:
-    """(whether an attempt record is stored under `key`, the record). One that does not parse
-    is stored but None here: its grade target reads it again and fails alone, naming the
-    field, so one bad record never takes down doit's task loading."""
-    try:
-        attempt = store.read(AttemptRecord, key)
-    except BadInputError:
-        return True, None
-    return attempt is not None, attempt
 
 
 def _grade_action(name: str, label: str) -> TaskFailed | None:
@@ -130,13 +136,20 @@ def _grade_action(name: str, label: str) -> TaskFailed | None:
     attempt = store.read(AttemptRecord, pa.key)
     if attempt is None:
         return None  # quarantined or refused by the budget: nothing to grade
-    lost = lost_grade_recorder(store, pa.grade_key(attempt.patch), pa.task.id, pa.agent.name,
-                               label)
-    try:
-        grade_attempt(store, ctx.executor(plan.spec.concurrency.sandboxes).grader(lost), plan, pa,
-                      attempt)
-    except EvalError as exc:
-        say(f"{label}: grading failed, retried next run: {type(exc).__name__}: {exc}")
+    result = pa.result_key(attempt.patch)
+    # As for attempts: two runs on one store grade an attempt once.
+    with store.leases.hold("result", result, lambda: store.has_local("result", result),
+                           lambda holder: say(f"{label}: being graded by {holder}; waiting")):
+        if store.has("result", result):
+            store.index_record("result", result)
+            return None
+        lost = lost_grade_recorder(store, pa.grade_key(attempt.patch), pa.task.id,
+                                   pa.agent.name, label)
+        try:
+            grade_attempt(store, ctx.executor(plan.spec.concurrency.sandboxes).grader(lost), plan,
+                          pa, attempt)
+        except EvalError as exc:
+            say(f"{label}: grading failed, retried next run: {type(exc).__name__}: {exc}")
     return None
 
 
@@ -188,13 +201,23 @@ def _plan_action(name: str) -> TaskFailed | None:
     except EvalError as exc:
         return TaskFailed(str(exc))
     store = ctx.store()
-    todo = [pa for pa in plan.attempts
-            if not store.has("attempt", pa.key) and not quarantined(store, plan.spec, pa.key)]
-    total = 0.0
+    todo = [pa for part, state in EvalState.parts(store, plan) for pa in part
+            if not state.done(pa)]
+    per_agent: dict[str, list[Any]] = {}
     for pa in todo:
+        per_agent.setdefault(pa.agent.name, []).append(pa)
+    total = 0.0
+    for n, pa in enumerate(todo):
+        if n == _LISTED:
+            say(f"... and {len(todo) - n} more (each agent's count and cost below)")
+            break
         cost, how = estimate_cost(store, pa.agent)
-        total += cost
         say(f"would run {pa.label:60} ~${cost:.4f} ({how})")
+    for agent, pas in sorted(per_agent.items()):
+        cost, how = estimate_cost(store, pas[0].agent)
+        total += cost * len(pas)
+        say(f"agent {agent}: {len(pas)} attempt(s) would run, ~${cost * len(pas):.4f} "
+            f"(~${cost:.4f} each: {how})")
     say(f"{len(todo)} of {len(plan.attempts)} attempts would run; estimated cost ${total:.4f}"
         + (f"; budget per run ${plan.spec.budget_usd}" if plan.spec.budget_usd else ""))
     for agent, why in sorted(plan.refused.items()):
@@ -215,7 +238,12 @@ def _ensure_simulated(plan: EvalPlan) -> None:
 
 
 def eval_tasks(names: list[str]) -> Iterator[dict[str, Any]]:
-    """Yield attempt, grade, summary and plan targets for every set with an evals/<set>.yaml."""
+    """Yield attempt, grade, summary and plan targets for every set with an evals/<set>.yaml.
+
+    Targets are made only for work left to do, and only for a command that can run them (one
+    that names `eval:`, `attempt:` or `evalgrade:` targets): what is done is counted from the
+    index in one pass (`EvalState`), so a no-op eval over 100,000 stored attempts holds no doit
+    task for any of them, and `doit report` or `doit lock` plans nothing at all."""
     store = ctx.store()
     os.environ.setdefault(_INVOCATION_ENV, str(os.getpid()))
     protect_harness()  # this process and its forked workers hold the model's key in environ
@@ -224,6 +252,7 @@ def eval_tasks(names: list[str]) -> Iterator[dict[str, Any]]:
     yield {"basename": "evalgrade", "name": None,
            "doc": "the grade and policy checks of one attempt; run by eval:<set>"}
     asked = ctx.asked("eval")
+    wanted = ctx.named(_BASENAMES)
     for name in sorted({*names, *asked}):
         if not (settings.evals_root / f"{name}.yaml").is_file() and name not in asked:
             continue
@@ -231,28 +260,31 @@ def eval_tasks(names: list[str]) -> Iterator[dict[str, Any]]:
             "basename": "eval", "name": name, "actions": [(_summary_action, [name])],
             "uptodate": [False], "verbosity": 2, "task_dep": [],
             "doc": f"run every configured agent on the valid tasks of {name}, grade, summarise"}
+        if not wanted:
+            yield summary  # this command runs no attempt: nothing to plan
+            continue
         try:
             plan = ctx.eval_plan(name)
         except Exception:  # a bad agent or eval file (or a bug) fails this eval alone
             yield summary  # its action reports why
             continue
         pending = False
-        if store.remote is not None:  # an empty local store fills from the remote in parallel
-            store.prefetch("attempt", [pa.key for pa in plan.attempts])
-            store.prefetch("result", [pa.result_key(a.patch) for pa in plan.attempts
-                                      if (a := _stored_attempt(store, pa.key)[1]) is not None])
-        for pa in plan.attempts:
-            stored, attempt = _stored_attempt(store, pa.key)
-            done = stored or quarantined(store, plan.spec, pa.key)
-            graded = attempt is not None and store.has("result", pa.result_key(attempt.patch))
-            pending = pending or not done
-            base = f"{name}/{pa.label}"
-            yield {"basename": "attempt", "name": base, "uptodate": [done],
-                   "actions": [(_attempt_action, [name, pa.label])], "verbosity": 2}
-            yield {"basename": "evalgrade", "name": base, "uptodate": [graded or (
-                   done and not stored)], "task_dep": [f"attempt:{base}"],
-                   "actions": [(_grade_action, [name, pa.label])], "verbosity": 2}
-            summary["task_dep"].append(f"evalgrade:{base}")
+        for part, state in EvalState.parts(store, plan):  # a remote's records land first
+            for pa in part:
+                base = f"{name}/{pa.label}"
+                stored = pa.key in state.attempts
+                done = stored or state.quarantined(pa.key)
+                graded = stored and state.result(pa) is not None
+                if done and (graded or not stored) and not wanted & {
+                        f"attempt:{base}", f"evalgrade:{base}"}:
+                    continue  # nothing to run or grade: no target (naming it makes one)
+                pending = pending or not done
+                yield {"basename": "attempt", "name": base, "uptodate": [done],
+                       "actions": [(_attempt_action, [name, pa.label])], "verbosity": 2}
+                yield {"basename": "evalgrade", "name": base, "uptodate": [graded or (
+                       done and not stored)], "task_dep": [f"attempt:{base}"],
+                       "actions": [(_grade_action, [name, pa.label])], "verbosity": 2}
+                summary["task_dep"].append(f"evalgrade:{base}")
         if pending and any(a.startswith(("eval", "attempt")) for a in sys.argv[1:]):
             _ensure_simulated(plan)
         yield summary

@@ -139,8 +139,14 @@ def _summary_action(name: str) -> TaskFailed | None:
     return None
 
 
+# The targets of a gold gate: a command naming none of them gets none but the summaries.
+_BASENAMES = ("gold", "calibrate", "grade", "exploit", "verdict")
+
+
 def gold_tasks(names: list[str]) -> Iterator[dict[str, Any]]:
-    """Yield every grade, verdict and summary target of the sets' gold gates."""
+    """Yield the calibration, grade, exploit, verdict and summary targets of the sets' gold gates: for a
+    command that names one of them (`doit eval` or `report` loads this too, and plans none),
+    and only for tasks whose verdict is not decided yet (found in one pass over the index)."""
     store = ctx.store()
     yield {"basename": "calibrate", "name": None,
            "doc": "one task's calibration: its twins, names and second look validated on the "
@@ -152,15 +158,16 @@ def gold_tasks(names: list[str]) -> Iterator[dict[str, Any]]:
                   "gold:<set>"}
     yield {"basename": "verdict", "name": None,
            "doc": "one task's gold-gate verdict (<set>/<task>); run by gold:<set>"}
+    wanted = ctx.named(_BASENAMES)
     for name in [*names, *ctx.asked("gold", names)]:
-        loaded = ctx.load(name)
+        loaded = ctx.load(name) if wanted else None
         summary: dict[str, Any] = {
             "basename": "gold", "name": name, "actions": [(_summary_action, [name])],
             "uptodate": [False], "verbosity": 2, "task_dep": [],
             "doc": f"grade gold and empty patches of {name} and print each task's verdict",
         }
-        if loaded.task_set is None or loaded.lock is None:
-            yield summary  # its action reports why the set cannot run
+        if loaded is None or loaded.task_set is None or loaded.lock is None:
+            yield summary  # its action reports why the set cannot run (or is not asked for)
             continue
         try:
             plans = _plans(name).values()
@@ -172,8 +179,13 @@ def gold_tasks(names: list[str]) -> Iterator[dict[str, Any]]:
             store.prefetch("grade", [k for p in plans for k in (*p.gold_keys, *p.empty_keys)])
             store.prefetch("exploit", [k for p in plans for _, k in p.exploit_keys])
             store.prefetch(VerdictRecord.KIND, [p.verdict_key for p in plans])
+        decided_keys = {k for k, in store.index.fields(
+            VerdictRecord.KIND, (), keys=[p.verdict_key for p in plans])}
         for plan in plans:
             tid = plan.task.id
+            decided = plan.verdict_key in decided_keys
+            if decided and not wanted & {f"verdict:{name}/{tid}", f"gold:{name}/{tid}"}:
+                continue  # decided: no target for it (the summary reads its verdict)
             calibration = f"calibrate:{name}/{tid}"
             yield {"basename": "calibrate", "name": f"{name}/{tid}",
                    "actions": [(_calibration_action, [name, tid])], "verbosity": 2,
@@ -187,7 +199,6 @@ def gold_tasks(names: list[str]) -> Iterator[dict[str, Any]]:
                            "actions": [(_grade_action, [name, tid, subject, rep])],
                            "task_dep": [calibration],
                            "uptodate": [store.has("grade", key)], "verbosity": 2}
-            decided = store.has(VerdictRecord.KIND, plan.verdict_key)
             exploit_names = []
             for family, key in plan.exploit_keys:
                 exploit_name = f"{name}/{tid}/{family}"

@@ -13,10 +13,19 @@ from typing import Any
 from evaluator.console import say
 from evaluator.errors import EvalError
 from evaluator.grading import DockerGrader, GradeRecord, why_not
+from evaluator.lock import Lock
 from evaluator.pipeline import _context as ctx
 from evaluator.settings import add_path_options, add_set_option, settings
-from evaluator.subjects import grade_prediction, identity, plan_predictions, write_manifest
+from evaluator.store import Store
+from evaluator.subjects import (
+    PlannedPrediction,
+    grade_prediction,
+    identity,
+    plan_predictions,
+    write_manifest,
+)
 from evaluator.swebench import instance_tasks, read_predictions
+from evaluator.taskset import TaskSet
 
 
 def add_commands(sub: Any) -> None:
@@ -50,6 +59,19 @@ def _grade(args: argparse.Namespace) -> int:
             + (f"; run `doit gold:{ts.name}` first" if any("gold gate" in p for p in problems)
                  else ""))
         return 1
+    failed = grade_planned(ts, lock, store, planned, args.jobs)
+    if failed:
+        say(f"{failed} prediction(s) not graded (infra errors); run the command again")
+        return 1
+    say(f"done; `doit report:{ts.name}` shows each model_name_or_path as a subject")
+    return 0
+
+
+def grade_planned(ts: TaskSet, lock: Lock, store: Store, planned: list[PlannedPrediction],
+                  jobs: int | None) -> int:
+    """Grade what of `planned` has no result yet, `jobs` at a time, printing a line per
+    prediction, then record each subject's manifest (once all graded); returns how many were
+    left ungraded by infra errors (run again to retry them)."""
     idents = {s: identity(s, ts.name, planned) for s in sorted({p.prediction.subject
                                                                 for p in planned})}
     todo = [pp for pp in planned if not store.has("result", pp.result_key)]
@@ -57,22 +79,21 @@ def _grade(args: argparse.Namespace) -> int:
         f"{len(planned) - len(todo)} already graded, {len(todo)} to grade")
     global _JOBS
     _JOBS = (ts, lock, idents, todo)
-    jobs = max(1, args.jobs or settings.sandboxes)
     # Processes, not threads: the store's SQLite index and the Docker client are per process
     # (built lazily by pid in each forked worker, as doit's workers do).
     failed = 0
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("fork")) as pool:
-        for pp, (status, error) in zip(todo, pool.map(_grade_one, range(len(todo))), strict=True):
-            failed += status is None
-            say(f"{pp.prediction.subject:30} {pp.prediction.instance_id:40} "
-                + (status or f"infra error, retried next run: {error}"))
-    if failed:
-        say(f"{failed} prediction(s) not graded (infra errors); run the command again")
-        return 1
-    for subject, ident in idents.items():
-        write_manifest(store, ts.name, subject, ident, planned)
-    say(f"done; `doit report:{ts.name}` shows each model_name_or_path as a subject")
-    return 0
+    if todo:
+        with ProcessPoolExecutor(max_workers=max(1, jobs or settings.sandboxes),
+                                 mp_context=mp.get_context("fork")) as pool:
+            for pp, (status, error) in zip(todo, pool.map(_grade_one, range(len(todo))),
+                                           strict=True):
+                failed += status is None
+                say(f"{pp.prediction.subject:30} {pp.prediction.instance_id:40} "
+                    + (status or f"infra error, retried next run: {error}"))
+    if not failed:
+        for subject, ident in idents.items():
+            write_manifest(store, ts.name, subject, ident, planned)
+    return failed
 
 
 _JOBS: tuple[Any, ...] = ()

@@ -7,7 +7,9 @@ task set, lock version, lock and grader version; otherwise the comparison is ref
 reason. Anything that differs from the lock makes the report refuse (StaleLockError).
 """
 
+from evaluator.reports._agreement import agreement_gate, agreement_view
 from evaluator.reports._api import (
+    ReportService,
     compare,
     leaderboard,
     leaderboard_rows,
@@ -29,9 +31,12 @@ __all__ = [
     "GATE_WORSE",
     "Comparability",
     "LookRecord",
+    "ReportService",
     "Sources",
     "add_commands",
     "agent_identities",
+    "agreement_gate",
+    "agreement_view",
     "comparability",
     "compare",
     "console_text",

@@ -15,10 +15,14 @@ from evaluator.reports._compare import compare_rows
 from evaluator.reports._frames import frames
 from evaluator.reports._history import rows_for
 from evaluator.reports._inputs import Inputs, open_inputs
+from evaluator.reports._leaderboard import leaderboard_rows_from
 from evaluator.reports._render import render
+from evaluator.reports._served import Served
+from evaluator.reports._site import SITE_DIR, site_of
 from evaluator.reports._sources import PathLike, Sources
 from evaluator.reports._summary import ALPHA, build_summary, looker
 from evaluator.store import Store
+from evaluator.viewer import Site
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -56,6 +60,18 @@ def render_report(task_set: str, *, out_root: PathLike = "reports/out",
     summary = report_summary(task_set, store=store, tasks_root=tasks_root, lock_dir=lock_dir,
                              evals_root=evals_root, agents_root=agents_root, decision=decision)
     return summary, render(summary, Path(out_root) / task_set)
+
+
+def render_all(task_set: str, sources: Sources, decision: Decision = "fixed",
+               ) -> tuple[dict[str, Any], dict[str, Path], Path]:
+    """`doit report`: the report and its site from one gathering of the rows (summary, the
+    report's files, the site's index page)."""
+    inputs, collected = _load(task_set, sources)
+    summary = build_summary(inputs, collected, decision=decision)
+    paths = render(summary, sources.out_root / task_set)
+    site = site_of(inputs, collected, summary=summary,
+                   forest_png=paths["forest.png"].read_bytes())
+    return summary, paths, site.write(sources.out_root / task_set / SITE_DIR)
 
 
 def leaderboard_rows(task_set: str, *, store: Store | PathLike | None = None,
@@ -99,16 +115,65 @@ def compare(task_set: str, a: str, b: str, *, identity_a: str | None = None,
     sources = Sources.of(store=store, tasks_root=tasks_root, lock_dir=lock_dir,
                          evals_root=evals_root, agents_root=agents_root)
     try:
-        inputs, collected = _load(task_set, sources)
+        loaded = _load(task_set, sources)
     except StaleLockError as exc:
-        return {"refused": True, "reasons": [str(exc).splitlines()[0], *exc.problems],
-                "a": {"agent": a, "identity": identity_a},
-                "b": {"agent": b, "identity": identity_b}, "left_out": {}}
+        return _refused(exc, a, b, identity_a, identity_b)
+    return _compare(*loaded, a, b, identity_a, identity_b, alpha, decision)
+
+
+def _compare(inputs: Inputs, collected: Collected, a: str, b: str, identity_a: str | None,
+             identity_b: str | None, alpha: float, decision: Decision) -> dict[str, Any]:
     a_rows, a_side = rows_for(inputs, collected, a, identity_a)
     b_rows, b_side = rows_for(inputs, collected, b, identity_b)
     return compare_rows(a_rows, b_rows, inputs.lock, a=a_side, b=b_side,
                         valid_tasks=inputs.valid_tasks, alpha=alpha, decision=decision,
                         looker=looker(inputs))
+
+
+def _refused(exc: StaleLockError, a: str, b: str, identity_a: str | None,
+             identity_b: str | None) -> dict[str, Any]:
+    return {"refused": True, "reasons": [str(exc).splitlines()[0], *exc.problems],
+            "a": {"agent": a, "identity": identity_a},
+            "b": {"agent": b, "identity": identity_b}, "left_out": {}}
+
+
+class ReportService:
+    """Leaderboards and comparisons for a long-lived process (the HTTP API): each task set's
+    rows are gathered once and kept while nothing they stand on changes (`Served`), so a
+    request at 100,000 attempts costs a fingerprint and a lookup, not a pass over the store."""
+
+    def __init__(self) -> None:
+        self._served = Served(_load)
+
+    def leaderboard_rows(self, task_set: str, **paths: Any) -> list[dict[str, Any]]:
+        """`leaderboard_rows`, from the kept rows."""
+        def board(inputs: Inputs, collected: Collected) -> list[dict[str, Any]]:
+            return leaderboard_rows_from(collected.cells, collected.subjects, inputs.spec.samples)
+
+        rows: list[dict[str, Any]] = self._served.answer(task_set, Sources.of(**paths),
+                                                         ("leaderboard",), board)
+        return rows
+
+    def compare(self, task_set: str, a: str, b: str, *, identity_a: str | None = None,
+                identity_b: str | None = None, alpha: float = ALPHA,
+                decision: Decision = "fixed", **paths: Any) -> dict[str, Any]:
+        """`compare`, from the kept rows (kept per look too: a comparison records one)."""
+        def answer(inputs: Inputs, collected: Collected) -> dict[str, Any]:
+            return _compare(inputs, collected, a, b, identity_a, identity_b, alpha, decision)
+
+        try:
+            found: dict[str, Any] = self._served.answer(
+                task_set, Sources.of(**paths), ("compare", a, b, identity_a, identity_b, alpha,
+                                                decision), answer, kinds=("look",))
+        except StaleLockError as exc:
+            return _refused(exc, a, b, identity_a, identity_b)
+        return found
+
+    def site(self, task_set: str, **paths: Any) -> Site:
+        """The set's site over the kept rows (its summary made on the first page that needs
+        it), for pages served one at a time."""
+        site: Site = self._served.answer(task_set, Sources.of(**paths), ("site",), site_of)
+        return site
 
 
 def load_frames(task_set: str, *, store: Store | PathLike | None = None,

@@ -1,10 +1,13 @@
 """The `gate` and `report` subcommands of `python -m evaluator`.
 
     evaluator gate --set demo --candidate X [--baseline Y] [--sequential]
+    evaluator gate --set verified --candidate 20240620_sweagent_claude3.5sonnet --require-agreement
 
 exits 0 when the candidate is better than the baseline or within noise, 1 when it is
 significantly worse, 2 when the comparison is refused or the input is bad (stale lock, unknown
-agent, undecided gold gate). It prints the comparison either way.
+agent, undecided gold gate). It prints the comparison either way. With `--require-agreement`
+the candidate is an imported submission (`evaluator import submission`) and it also exits 1
+when any instance's published outcome differs from our grade of it, or none could be compared.
 """
 
 from __future__ import annotations
@@ -15,9 +18,11 @@ from typing import TYPE_CHECKING, Any
 
 from evaluator.attempts import load_eval
 from evaluator.errors import EvalError
+from evaluator.reports._agreement import agreement_gate
 from evaluator.reports._api import compare, env_kwargs, render_report, sources_from_env
 from evaluator.reports._jobs import console_text
 from evaluator.reports._site import render_site
+from evaluator.reports._sources import Sources
 from evaluator.reports._text import format_comparison
 from evaluator.settings import add_deprecated_alias, add_path_options, add_set_option
 
@@ -61,6 +66,10 @@ def add_commands(sub: Any) -> None:
     g.add_argument("--candidate", required=True, help="agent name")
     g.add_argument("--baseline", help="agent name (default: the baseline in evals/<set>.yaml)")
     g.add_argument("--candidate-identity", help="compare this stored version of the candidate")
+    g.add_argument("--require-agreement", action="store_true", help="the candidate is an "
+                   "imported submission: fail (exit 1) when an instance's published outcome "
+                   "differs from our grade (`evaluator agreement` lists why); with no baseline, "
+                   "this is the whole gate")
     g.add_argument("--baseline-identity", help="compare this stored version of the baseline")
     _decision_option(g)
     add_path_options(g)
@@ -81,12 +90,28 @@ def _decision_option(p: argparse.ArgumentParser) -> None:
 
 
 def _run_gate(args: argparse.Namespace) -> int:
-    code, text = gate(args.set, args.candidate, args.baseline,
-                      candidate_identity=args.candidate_identity,
-                      baseline_identity=args.baseline_identity, decision=args.decision,
-                      **env_kwargs(sources_from_env()))
-    print(text)
-    return code
+    sources = sources_from_env()
+    codes, texts = [], []
+    if args.require_agreement:
+        code, text = agreement_gate(args.set, args.candidate, sources)
+        codes.append(code)
+        texts.append(text)
+    if not args.require_agreement or args.baseline or _has_baseline(args.set, sources):
+        code, text = gate(args.set, args.candidate, args.baseline,
+                          candidate_identity=args.candidate_identity,
+                          baseline_identity=args.baseline_identity, decision=args.decision,
+                          **env_kwargs(sources))
+        codes.append(code)
+        texts.append(text)
+    print("\n\n".join(texts))
+    return GATE_REFUSED if GATE_REFUSED in codes else max(codes)
+
+
+def _has_baseline(task_set: str, sources: Sources) -> bool:
+    try:
+        return load_eval(task_set, sources.evals_root).baseline is not None
+    except EvalError:
+        return False
 
 
 def _run_report(args: argparse.Namespace) -> int:

@@ -4,11 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from evaluator.attempts import AttemptRecord
-from evaluator.grading import GradeRecord
 from evaluator.reports._collect import Collected
 from evaluator.reports._inputs import Inputs
-from evaluator.store import Record
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -23,20 +20,25 @@ _VERDICT_COLUMNS = ("task_id", "verdict", "valid", "why", "fixture", "lock_versi
 def frames(inputs: Inputs, collected: Collected) -> dict[str, pd.DataFrame]:
     import pandas as pd  # pandas loads only for a caller that asks for frames
 
-    attempts = [{**c, **_attempt_details(collected.attempts.get(c["attempt"]))}
-                for c in collected.cells]
-    results = [c for c in collected.cells if c["graded"]]
-    grades = {key: ("attempt", g) for key, g in collected.grades.items()}
+    index = inputs.store.index
+    keys = [c["attempt"] for c in collected.cells if c["attempt"]]
+    details = {k: dict(zip(_ATTEMPT_FIELDS, v, strict=True))
+               for k, *v in index.fields("attempt", _ATTEMPT_FIELDS, keys=keys)}
+    attempts = [{**c, **_attempt_details(details.get(c["attempt"]))} for c in collected.cells]
+    results = [dict(c) for c in collected.cells if c["graded"]]
+    subject_of = {c["grade"]: "attempt" for c in results if c["grade"]}
     for v in inputs.gate.values():
         for subject in ("gold", "empty"):
             for key in v.gold_grades if subject == "gold" else v.empty_grades:
-                g = inputs.store.read(GradeRecord, key)
-                if g is not None:
-                    grades.setdefault(key, (subject, g))
-    grade_rows = [{**{c: _given(g, c) for c in _GRADE_COLUMNS}, "key": key, "subject": subject}
-                  for key, (subject, g) in sorted(grades.items(),
-                                                  key=lambda kv: (kv[1][1].task_id,
-                                                                  kv[1][0], kv[0]))]
+                subject_of.setdefault(key, subject)
+    grade_rows = []
+    for key, *values in index.fields("grade", _GRADE_COLUMNS[1:], keys=subject_of):
+        row = dict(zip(_GRADE_COLUMNS[1:], values, strict=True))
+        grade_rows.append({**row, "resolved": None if row["resolved"] is None
+                           else bool(row["resolved"]), "timed_out": None
+                           if row["timed_out"] is None else bool(row["timed_out"]),
+                           "key": key, "subject": subject_of[key]})
+    grade_rows.sort(key=lambda r: (str(r["task_id"]), r["subject"], r["key"]))
     verdicts = [{**{c: getattr(v, c, None) for c in _VERDICT_COLUMNS}, "task_id": tid}
                 for tid, v in sorted(inputs.gate.items())]
     return {
@@ -52,33 +54,31 @@ def _frame(pd: Any, rows: list[dict[str, Any]], order: tuple[str, ...]) -> pd.Da
     return df.sort_values(list(order), ignore_index=True) if len(df) else df
 
 
-def _given(record: Record, name: str) -> Any:
-    """A field as the record holds it; None where it does not (rather than the model's
-    default), as the frames showed it when they read the stored JSON."""
-    return getattr(record, name) if name in record.model_fields_set else None
+# What an attempt record adds to its row, read from the index (None where a record lacks it:
+# 0 steps would be a claim).
+_ATTEMPT_FIELDS = ("steps", "agent.model", "usage.prompt_tokens", "usage.completion_tokens",
+                   "cost.model_usd", "cost.sandbox_usd", "cost.sandbox_s", "started",
+                   "finished", "patch", "patch_bytes", "provenance.git_commit",
+                   "provenance.git_dirty", "provenance.harness_version")
 
 
-def _attempt_details(a: AttemptRecord | None) -> dict[str, Any]:
-    """What an attempt record adds to its row; NaN-free Nones where there is no record, and
-    where the record does not hold the field (not the model's default: 0 steps is a claim)."""
-    def given(name: str) -> Any:
-        return None if a is None else _given(a, name)
-
-    usage, cost, prov = given("usage") or {}, given("cost") or {}, given("provenance") or {}
-    started, finished = given("started"), given("finished")
+def _attempt_details(a: dict[str, Any] | None) -> dict[str, Any]:
+    a = a or {}
+    started, finished = a.get("started"), a.get("finished")
+    dirty = a.get("provenance.git_dirty")
     return {
-        "steps": given("steps"),
-        "model": (given("agent") or {}).get("model"),
-        "prompt_tokens": usage.get("prompt_tokens"),
-        "completion_tokens": usage.get("completion_tokens"),
-        "model_usd": cost.get("model_usd"),
-        "sandbox_usd": cost.get("sandbox_usd"),
-        "sandbox_s": cost.get("sandbox_s"),
+        "steps": a.get("steps"),
+        "model": a.get("agent.model"),
+        "prompt_tokens": a.get("usage.prompt_tokens"),
+        "completion_tokens": a.get("usage.completion_tokens"),
+        "model_usd": a.get("cost.model_usd"),
+        "sandbox_usd": a.get("cost.sandbox_usd"),
+        "sandbox_s": a.get("cost.sandbox_s"),
         "duration_s": (finished - started) if started is not None and finished is not None
         else None,
-        "patch": given("patch"),
-        "patch_bytes": given("patch_bytes"),
-        "git_commit": prov.get("git_commit"),
-        "git_dirty": prov.get("git_dirty"),
-        "harness_version": prov.get("harness_version"),
+        "patch": a.get("patch"),
+        "patch_bytes": a.get("patch_bytes"),
+        "git_commit": a.get("provenance.git_commit"),
+        "git_dirty": None if dirty is None else bool(dirty),
+        "harness_version": a.get("provenance.harness_version"),
     }

@@ -8,6 +8,7 @@ they were recorded with, so the guard refuses them unless those match.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from typing import Any
 
 from evaluator.errors import BadInputError
@@ -33,7 +34,7 @@ def agent_identities(store: Store, task_set: str, agent: str) -> dict[str, int]:
 
 
 def rows_for(inputs: Inputs, collected: Collected, agent: str,
-             identity: str | None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+             identity: str | None) -> tuple[list[Mapping[str, Any]], dict[str, Any]]:
     """The rows one side of a comparison stands on, and how the comparison names it.
 
     Without an identity, an agent of the eval config gets the plan's rows (errors and pending
@@ -43,7 +44,7 @@ def rows_for(inputs: Inputs, collected: Collected, agent: str,
     """
     current = inputs.plan.agents.get(agent)
     if current is not None and identity is None:
-        rows = [c for c in collected.cells if c["agent"] == agent]
+        rows: list[Mapping[str, Any]] = [c for c in collected.cells if c["agent"] == agent]
         return rows, side(agent, current.identity, any(c["simulated"] for c in rows), "plan")
     if identity is None:
         found = agent_identities(inputs.store, inputs.name, agent)
@@ -52,7 +53,7 @@ def rows_for(inputs: Inputs, collected: Collected, agent: str,
             raise BadInputError(f"agent {agent!r} is not in evals/{inputs.name}.yaml; pass the "
                                 f"identity of the version to compare (in the store: {listed})")
         identity = next(iter(found))
-    rows = _one_per_sample(load_results(inputs.store, inputs.name, agent, identity), inputs)
+    rows = list(_one_per_sample(load_results(inputs.store, inputs.name, agent, identity), inputs))
     if not rows:
         raise BadInputError(f"no results of agent {agent!r} with identity {identity} on task "
                             f"set {inputs.name!r} in {inputs.store.root}")
@@ -60,7 +61,7 @@ def rows_for(inputs: Inputs, collected: Collected, agent: str,
     return rows, side(agent, identity, simulated, "store")
 
 
-def _one_per_sample(results: list[ResultRecord], inputs: Inputs) -> list[dict[str, Any]]:
+def _one_per_sample(results: list[ResultRecord], inputs: Inputs) -> list[Mapping[str, Any]]:
     # A sample graded twice (say, before and after a grader change) must count once; the one
     # closest to the current lock and grader wins, then the newest, then the key (a tie-break
     # that does not depend on the order the index returns rows in).

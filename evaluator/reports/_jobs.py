@@ -11,8 +11,7 @@ from doit.exceptions import TaskFailed
 
 from evaluator.console import say
 from evaluator.errors import EvalError
-from evaluator.reports._api import env_kwargs, render_report
-from evaluator.reports._site import render_site
+from evaluator.reports._api import render_all
 from evaluator.reports._sources import Sources
 from evaluator.reports._text import family_line, format_comparison, format_leaderboard
 from evaluator.settings import settings
@@ -56,10 +55,7 @@ def _report_action(name: str) -> TaskFailed | None:
     gc.enable()  # dodo turns GC off for cheap no-op runs; matplotlib makes reference cycles
     sources = Sources.from_env()
     try:
-        summary, paths = render_report(name, out_root=sources.out_root, **env_kwargs(sources),
-                                       decision=decision_from_env())
-        site = render_site(name, out_root=sources.out_root, summary=summary,
-                           forest_png=paths["forest.png"].read_bytes(), **env_kwargs(sources))
+        summary, paths, site = render_all(name, sources, decision_from_env())
     except EvalError as exc:
         return TaskFailed(f"report of {name!r} refused: {exc}")
     say(console_text(summary, paths["index.html"]))

@@ -14,7 +14,7 @@ NOT_COUNTED = ("pending", "error", "quarantined", "ungraded")
 DECIMALS = 6
 
 
-def outcomes_by_task(cells: Iterable[dict[str, Any]]) -> dict[str, list[int]]:
+def outcomes_by_task(cells: Iterable[Mapping[str, Any]]) -> dict[str, list[int]]:
     """Task id -> 0/1 per graded sample, in sample order (policy failures and flagged resolves
     awaiting review are 0: the headline counts unflagged resolves)."""
     out: dict[str, list[int]] = {}
@@ -24,7 +24,7 @@ def outcomes_by_task(cells: Iterable[dict[str, Any]]) -> dict[str, list[int]]:
     return out
 
 
-def leaderboard_rows_from(cells: Sequence[dict[str, Any]], subjects: Mapping[str, Subject],
+def leaderboard_rows_from(cells: Sequence[Mapping[str, Any]], subjects: Mapping[str, Subject],
                           samples: int, *, alpha: float = 0.05) -> list[dict[str, Any]]:
     """One row per subject (an agent or a predictions file), best resolve rate first (ties and
     subjects without a rate by name)."""
@@ -34,7 +34,7 @@ def leaderboard_rows_from(cells: Sequence[dict[str, Any]], subjects: Mapping[str
                                        r["agent"]))
 
 
-def _row(agent: Subject, mine: list[dict[str, Any]], samples: int, alpha: float) -> dict[str, Any]:
+def _row(agent: Subject, mine: Sequence[Mapping[str, Any]], samples: int, alpha: float) -> dict[str, Any]:
     # Imported here: scipy would add half a second to every `doit` run that loads report_tasks.
     from evaluator.stats import mean_pass_at_k, resolve_rate
 

@@ -7,54 +7,65 @@ report built on them would be wrong without any sign of it.
 
 from __future__ import annotations
 
-from evaluator.attempts import AttemptRecord, PlannedAttempt
+from collections.abc import Mapping
+from typing import Any
+
+from evaluator.attempts import PlannedAttempt
 from evaluator.gold import VerdictRecord
-from evaluator.grading import GradeRecord
 from evaluator.lock import Lock
-from evaluator.result import STATUSES, ResultRecord
+from evaluator.result import STATUSES
 
 GRADED = STATUSES  # resolved, flagged, failed, policy
+# What a result's fields must be, as the index returns them (JSON booleans as 0 or 1).
+_TYPES = (("status", str, "a string"), ("resolved", int, "a boolean"),
+          ("sample_idx", int, "an integer"), ("grade", str, "a grade key"))
 
 
-def check_result(pa: PlannedAttempt, lock: Lock, grader: str, attempt: AttemptRecord,
-                 result: ResultRecord, grade: GradeRecord | None) -> list[str]:
-    """Every way a result, its attempt and its grade differ from the lock and the plan."""
-    where = f"result {pa.label} ({result.key or '?'})"
+def check_result(pa: PlannedAttempt, lock: Lock, grader: str, patch: str,
+                 result: Mapping[str, Any], grade: Mapping[str, Any] | None) -> list[str]:
+    """Every way a result, its attempt (by its `patch`) and its grade differ from the lock and
+    the plan; the records as the index holds them (field -> value)."""
+    where = f"result {pa.label} ({result.get('key') or '?'})"
     fix = f"run `doit eval:{lock.task_set}`"
+    for field, kinds, what in _TYPES:
+        if not isinstance(result.get(field), kinds):
+            return [f"result record {result.get('key')}: field {field!r}: {what}, not "
+                    f"{result.get(field)!r}; the record is not one this harness wrote (remove it, "
+                    f"or restore it from the remote, and run again)"]
     problems = []
     expected = {"task_set": lock.task_set, "task_id": pa.task.id, "subject": pa.agent.name,
                 "sample_idx": pa.sample_idx, "attempt": pa.key}
     for field, want in expected.items():
-        if (got := getattr(result, field)) != want:
+        if (got := result.get(field)) != want:
             problems.append(f"{where}: {field} is {got!r}, not {want!r}")
-    if result.agent_identity != pa.agent.identity:
-        problems.append(f"{where}: agent identity differs: {result.agent_identity} vs "
+    if result.get("agent_identity") != pa.agent.identity:
+        problems.append(f"{where}: agent identity differs: {result.get('agent_identity')} vs "
                         f"{pa.agent.identity} (agent code, config or prompts)")
-    if result.status not in GRADED:
-        problems.append(f"{where}: unknown status {result.status!r}")
-    if result.grader_version != grader:
+    status, resolved = result.get("status"), bool(result.get("resolved"))
+    if status not in GRADED:
+        problems.append(f"{where}: unknown status {status!r}")
+    if result.get("grader_version") != grader:
         problems.append(f"{where}: grader version differs: graded by "
-                        f"{result.grader_version}, the harness grader is {grader}: {fix}")
-    grade_key = pa.grade_key(attempt.patch)
-    if result.grade != grade_key:
-        problems.append(f"{where}: its grade {result.grade} is not the grade of the "
+                        f"{result.get('grader_version')}, the harness grader is {grader}: {fix}")
+    grade_key = pa.grade_key(patch)
+    if result.get("grade") != grade_key:
+        problems.append(f"{where}: its grade {result.get('grade')} is not the grade of the "
                         f"attempt's patch under the lock's pins ({grade_key})")
     if grade is None:
-        problems.append(f"{where}: its grade record {result.grade} is missing: {fix}")
+        problems.append(f"{where}: its grade record {result.get('grade')} is missing: {fix}")
     else:
         pinned = lock.pin(pa.task.id).image
-        if grade.image != pinned:
-            problems.append(f"{where}: image differs: graded in {grade.image}, the lock "
+        if grade.get("image") != pinned:
+            problems.append(f"{where}: image differs: graded in {grade.get('image')}, the lock "
                             f"pins {pinned}")
-        if grade.grader_version != grader:
-            problems.append(f"{where}: grade made by grader {grade.grader_version}, the "
+        if grade.get("grader_version") != grader:
+            problems.append(f"{where}: grade made by grader {grade.get('grader_version')}, the "
                             f"harness grader is {grader}: {fix}")
-        if grade.resolved != result.resolved and result.status not in ("policy", "flagged"):
-            problems.append(f"{where}: resolved={result.resolved} but its grade says "
-                            f"{grade.resolved}")
-    if result.resolved != (result.status == "resolved"):
-        problems.append(f"{where}: resolved={result.resolved} contradicts status "
-                        f"{result.status!r}")
+        if bool(grade.get("resolved")) != resolved and status not in ("policy", "flagged"):
+            problems.append(f"{where}: resolved={resolved} but its grade says "
+                            f"{bool(grade.get('resolved'))}")
+    if resolved != (status == "resolved"):
+        problems.append(f"{where}: resolved={resolved} contradicts status {status!r}")
     return problems
 
 

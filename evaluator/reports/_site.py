@@ -9,7 +9,8 @@ from typing import Any
 from evaluator.gold import VerdictRecord
 from evaluator.images import history_summary
 from evaluator.reports import _plots
-from evaluator.reports._collect import collect
+from evaluator.reports._agreement import SiteTables
+from evaluator.reports._collect import Collected, collect
 from evaluator.reports._inputs import Inputs, open_inputs
 from evaluator.reports._sources import PathLike, Sources
 from evaluator.reports._summary import build_summary
@@ -29,7 +30,12 @@ def report_site(task_set: str, *, summary: dict[str, Any] | None = None,
     sources = Sources.of(store=store, tasks_root=tasks_root, lock_dir=lock_dir,
                          evals_root=evals_root, agents_root=agents_root)
     inputs = open_inputs(task_set, sources)
-    collected = collect(inputs)
+    return site_of(inputs, collect(inputs), summary=summary, forest_png=forest_png)
+
+
+def site_of(inputs: Inputs, collected: Collected, *, summary: dict[str, Any] | None = None,
+            forest_png: bytes | None = None) -> Site:
+    """The site of rows already gathered (`report_site`, or the API's kept rows)."""
     numbers: Mapping[str, Any] = summary if summary is not None else _Later(
         lambda: build_summary(inputs, collected, record_looks=False))
     tasks = {t.id: TaskInfo(task_id=t.id, problem=t.problem_statement,
@@ -43,8 +49,8 @@ def report_site(task_set: str, *, summary: dict[str, Any] | None = None,
         compared = numbers["comparisons"]
         return {"forest.png": forest_png or _plots.forest_plot(compared)} if compared else {}
 
-    data = RunData(task_set=task_set, summary=numbers, cells=collected.cells, tasks=tasks,
-                   assets=_Later(plots))
+    data = RunData(task_set=inputs.name, summary=numbers, cells=collected.cells, tasks=tasks,
+                   assets=_Later(plots), agreement=SiteTables(inputs))
     return Site(data, inputs.store)
 
 

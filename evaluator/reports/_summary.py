@@ -3,9 +3,11 @@ output are all rendered from, so they can never disagree."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from evaluator.gold import exploit_summary, summary_line
+from evaluator.reports._agreement import agreement_section
 from evaluator.reports._collect import Collected
 from evaluator.reports._compare import Looker, decide, pending, side
 from evaluator.reports._inputs import Inputs
@@ -62,14 +64,15 @@ def build_summary(inputs: Inputs, collected: Collected, *, alpha: float = ALPHA,
                     "awaiting": sum(bool(c.get("flagged")) for c in collected.cells)},
         "integrity": integrity(inputs),
         "outcomes": outcome_grid(inputs, collected, order),
+        "agreement": agreement_section(inputs),  # imported submissions, re-verified
         "notes": collected.notes + _notes(inputs, board, collected.cells),
     }
 
 
-def flagged(cells: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def flagged(cells: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """Every resolve held out of the headline until a person reads it, with its evidence."""
     return [{"agent": c["agent"], "task_id": c["task_id"], "sample_idx": c["sample_idx"],
-             "grade": c["grade"], "result": c["result"], "flags": c.get("flags", [])}
+             "grade": c["grade"], "result": c["result"], "flags": list(c.get("flags", ()))}
             for c in sorted(cells, key=lambda c: (c["agent"], c["task_id"], c["sample_idx"]))
             if c.get("flagged")]
 
@@ -122,7 +125,7 @@ def comparisons(inputs: Inputs, collected: Collected, order: list[str], *, alpha
 def outcome_grid(inputs: Inputs, collected: Collected, order: list[str]) -> dict[str, Any]:
     """Agents x every task of the set: one state per cell, and the counts behind it."""
     tasks = sorted(inputs.gate)
-    by_cell: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    by_cell: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
     for c in collected.cells:
         by_cell.setdefault((c["agent"], c["task_id"]), []).append(c)
     grid: dict[str, dict[str, Any]] = {}
@@ -142,7 +145,7 @@ def outcome_grid(inputs: Inputs, collected: Collected, order: list[str]) -> dict
     return {"agents": order, "tasks": tasks, "verdicts": verdicts, "cells": grid}
 
 
-def cell_state(valid: bool, mine: list[dict[str, Any]]) -> str:
+def cell_state(valid: bool, mine: Sequence[Mapping[str, Any]]) -> str:
     """excluded, error, policy, flagged, resolved, partial or failed, in that order of
     precedence."""
     graded = [c for c in mine if c["graded"]]
@@ -159,7 +162,7 @@ def cell_state(valid: bool, mine: list[dict[str, Any]]) -> str:
 
 
 def _notes(inputs: Inputs, board: list[dict[str, Any]],
-           cells: list[dict[str, Any]]) -> list[str]:
+           cells: Sequence[Mapping[str, Any]]) -> list[str]:
     notes = []
     if inputs.spec.baseline is None:
         notes.append(f"evals/{inputs.name}.yaml names no baseline: no comparisons")
@@ -192,7 +195,7 @@ def _notes(inputs: Inputs, board: list[dict[str, Any]],
     return notes
 
 
-def _partial_pass_at_k(inputs: Inputs, cells: list[dict[str, Any]]) -> list[str]:
+def _partial_pass_at_k(inputs: Inputs, cells: Sequence[Mapping[str, Any]]) -> list[str]:
     """Name each pass@k that stands on fewer tasks than the rate, lest they be read as one set."""
     notes = []
     for name in inputs.spec.agents:

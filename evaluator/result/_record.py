@@ -3,7 +3,7 @@ one rule, recorded once per result key."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -93,10 +93,12 @@ def record_result(store: Store, key: str, graded: Graded, *, spec: GradeSpec, su
     return store.read(ResultRecord, key) or record.model_copy(update={"key": key})
 
 
-def flag_lines(result: ResultRecord | None) -> list[str]:
-    """A result's flags, one line each, for reports, pages and exports."""
+def flag_lines(result: ResultRecord | Sequence[Mapping[str, Any]] | None) -> list[str]:
+    """A result's flags (or its `flags` field as the index returns it), one line each, for
+    reports, pages and exports."""
     if result is None:
         return []
+    flags = result.flags if isinstance(result, ResultRecord) else result
     return [f"{f.get('reason')}: " + (f"{f.get('path')}:{f.get('line')}: " if f.get("path")
                                        else "") + str(f.get("text", ""))
-            for f in result.flags]
+            for f in flags if isinstance(f, Mapping)]

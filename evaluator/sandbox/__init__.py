@@ -1,23 +1,19 @@
-"""Sandboxes: one locked-down, disposable container per agent attempt or grading run.
+"""Sandboxes: one locked-down, disposable machine per agent attempt or grading run.
 
-`Sandboxes` is the seam (what opens them); `open_backend` makes the one the settings name:
-`DockerSandboxes` (a Docker engine), `PodmanSandboxes` (podman's service) or
-`DaemonlessSandboxes` (bubblewrap, no daemon at all).
+`Sandboxes` is the seam (what opens them); `open_backend` makes the one the settings name. One
+subpackage per backend: `docker` (containers of a Docker engine), `podman` (podman's service,
+through the docker backend's opener and an `Engine` of its own) and `daemonless` (bubblewrap,
+no daemon at all). Each backend's sandbox is the one `ExecSandbox` over a `Machine` of its own;
+what they share (the exec wrapper, the seccomp policy, labels, layers, rlimits, memory counting)
+lives beside them in this package.
 """
 
 from __future__ import annotations
 
 from evaluator.sandbox._backends import BACKENDS, image_engine, open_backend
-from evaluator.sandbox._cli import add_commands, enter_user_namespace
-from evaluator.sandbox._client import docker_client
-from evaluator.sandbox._daemonless import DaemonlessSandbox, DaemonlessSandboxes
-from evaluator.sandbox._docker import DockerSandbox
-from evaluator.sandbox._factory import DockerSandboxes
-from evaluator.sandbox._images import EngineImages
-from evaluator.sandbox._leftovers import cleanup_leftovers, managed_labels
-from evaluator.sandbox._oci import ImageStore, StoredImage
-from evaluator.sandbox._podman import PodmanSandboxes, copy_image
-from evaluator.sandbox._podman_host import podman_client, podman_host
+from evaluator.sandbox._cli import add_commands
+from evaluator.sandbox._exec import ExecSandbox, Machine
+from evaluator.sandbox._labels import managed_labels
 from evaluator.sandbox._slots import Slots
 from evaluator.sandbox._types import (
     Backend,
@@ -28,6 +24,23 @@ from evaluator.sandbox._types import (
     Sandboxes,
     SandboxLimits,
 )
+from evaluator.sandbox.daemonless import (
+    DaemonlessSandboxes,
+    ImageStore,
+    StoredImage,
+    enter_user_namespace,
+)
+from evaluator.sandbox.docker import (
+    DockerSandboxes,
+    EngineImages,
+    cleanup_leftovers,
+    docker_client,
+)
+from evaluator.sandbox.podman import PodmanSandboxes, copy_image, podman_client, podman_host
+
+# The sandbox every backend gives, by the names it had when each backend had a class of its own.
+DockerSandbox = ExecSandbox
+DaemonlessSandbox = ExecSandbox
 
 __all__ = [
     "BACKENDS",
@@ -38,8 +51,10 @@ __all__ = [
     "DockerSandboxes",
     "EngineImages",
     "ExecResult",
+    "ExecSandbox",
     "ImageStore",
     "Images",
+    "Machine",
     "PodmanSandboxes",
     "Restartable",
     "Sandbox",

@@ -3,7 +3,8 @@
 Every backend gives the same sandbox (no network, read-only root, capped disk, CPU, memory,
 processes and time, every process gone at close) behind the `Sandboxes` seam, so keys do not
 name it; the records do (`Sandboxes.backend`), and the tests and benchmarks/ compare outcomes
-across backends. Add one as one more entry of `_MAKERS` (and of the setting's choices).
+across backends. Add one as a subpackage (its `Sandboxes`, usually an `ExecSandbox` over a
+`Machine` of its own) and one more entry of `_MAKERS` (and of the setting's choices).
 """
 
 from __future__ import annotations
@@ -12,12 +13,10 @@ from collections.abc import Callable
 from typing import Any
 
 from evaluator.errors import BadInputError, InfraError
-from evaluator.sandbox._client import docker_client
-from evaluator.sandbox._daemonless import DaemonlessSandboxes
-from evaluator.sandbox._factory import DockerSandboxes
-from evaluator.sandbox._podman import PodmanSandboxes
-from evaluator.sandbox._podman_host import podman_client
 from evaluator.sandbox._types import Sandboxes
+from evaluator.sandbox.daemonless import DaemonlessSandboxes
+from evaluator.sandbox.docker import DockerSandboxes, docker_client
+from evaluator.sandbox.podman import PodmanSandboxes, podman_client
 from evaluator.settings import Settings, settings
 
 ENV = Settings.sandbox_backend.env

@@ -9,7 +9,8 @@ Sandboxes never pull: a host gets its images here (or through `doit lock:<set>` 
 a daemonless host with no registry gets the images the harness builds on Docker as archives:
 `docker save IMAGE | evaluator images load -` (the image id, so every key, stays the same).
 
-Without root, the daemonless backend works in a user namespace of the harness's own (`_userns`):
+Without root, the daemonless backend works in a user namespace of the harness's own
+(`daemonless._userns`):
 `evaluator` and `doit` enter it by themselves when the backend is daemonless; `userns` runs any
 other program there (a Ray node, a notebook server, a shell to remove a store).
 """
@@ -26,10 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from evaluator.errors import EvalError
-from evaluator.sandbox import _userns
 from evaluator.sandbox._backends import open_backend
-from evaluator.sandbox._oci import ImageStore
-from evaluator.settings import settings
+from evaluator.sandbox.daemonless import USERNS_MARK, ImageStore, userns_command
 
 
 def add_commands(sub: Any) -> None:
@@ -48,18 +47,6 @@ def add_commands(sub: Any) -> None:
     u.set_defaults(run=_userns_run)
 
 
-def enter_user_namespace(why: str) -> None:
-    """Without root and with the daemonless backend set, run this program again in the
-    harness's user namespace (`_userns`); anything else goes on as it is."""
-    if settings.sandbox_backend != "daemonless" or os.geteuid() == 0:
-        return
-    try:
-        _userns.ranges()
-    except EvalError:
-        return  # the backend refuses, naming what is missing, when a sandbox is opened
-    _userns.enter(why)
-
-
 def _userns_run(args: Any) -> int:
     argv = args.argv[1:] if args.argv[:1] == ["--"] else args.argv
     if not argv:
@@ -67,8 +54,8 @@ def _userns_run(args: Any) -> int:
               file=sys.stderr)
         return 2
     try:
-        full = argv if os.geteuid() == 0 else _userns.command(argv)
-        os.execvpe(full[0], full, {**os.environ, _userns.MARK: "1"})
+        full = argv if os.geteuid() == 0 else userns_command(argv)
+        os.execvpe(full[0], full, {**os.environ, USERNS_MARK: "1"})
     except (EvalError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -1,7 +1,7 @@
 """Removing closed sandboxes off the caller's path.
 
-A sandbox is killed at once when it is closed, so nothing of it runs afterwards; removing its
-container can take a second or more (a btrfs subvolume is deleted and committed), which no grade
+A sandbox is killed at once when it is closed, so nothing of it runs afterwards; removing it (a
+container, a folder) can take a second or more (a btrfs subvolume is deleted and committed), which no grade
 or attempt should wait for. Removals run on one background thread; the process waits for the
 ones still pending when it exits or is told to stop, and whatever a SIGKILL leaves is found by
 `cleanup_leftovers` from the labels.
@@ -13,22 +13,26 @@ import atexit
 import queue
 import threading
 from collections.abc import Callable
-from typing import Any
-
-import docker.errors
-import requests
+from typing import Protocol
 
 from evaluator.console import say
 
-_ERRORS = (docker.errors.DockerException, requests.RequestException, ConnectionError)
 
-_jobs: queue.Queue[tuple[Any, Callable[[], None]]] = queue.Queue()
+class Removable(Protocol):
+    short_id: str
+
+    def remove(self) -> None:
+        """Remove it (it is stopped already); failures are said, not raised."""
+        ...
+
+
+_jobs: queue.Queue[tuple[Removable, Callable[[], None]]] = queue.Queue()
 _worker: threading.Thread | None = None
 _lock = threading.Lock()
 
 
-def remove_later(container: Any, done: Callable[[], None]) -> None:
-    """Force-remove `container` on the background thread, then call `done`."""
+def remove_later(container: Removable, done: Callable[[], None]) -> None:
+    """Remove `container` (a backend's `Machine`) on the background thread, then call `done`."""
     global _worker
     with _lock:
         if _worker is None:
@@ -54,10 +58,8 @@ def _run() -> None:
     while True:
         container, done = _jobs.get()
         try:
-            container.remove(force=True)
-        except docker.errors.NotFound:
-            pass
-        except _ERRORS as e:
+            container.remove()
+        except Exception as e:  # noqa: BLE001 - one failure must not stop the thread
             say(f"evaluator: could not remove sandbox {container.short_id} (the next run's "
                 f"leftover cleanup will): {e}", err=True)
         finally:

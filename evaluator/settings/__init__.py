@@ -20,7 +20,7 @@ from evaluator.settings._cli import (
     given_paths,
     markdown,
 )
-from evaluator.settings._declared import GROUPS, Settings, settings
+from evaluator.settings._declared import GROUPS, Settings, cache_home, settings
 from evaluator.settings._setting import Kind, Setting, SettingError, Source
 
 __all__ = [
@@ -32,6 +32,7 @@ __all__ = [
     "Settings",
     "Source",
     "add_commands",
+    "cache_home",
     "add_deprecated_alias",
     "add_path_options",
     "add_set_option",

@@ -46,9 +46,15 @@ GROUPS: dict[str, str] = {
 }
 
 
+def cache_home() -> Path:
+    """The user's cache folder (`$XDG_CACHE_HOME`, else ~/.cache): where the harness's own
+    state that is no setting of its own goes (seccomp profiles, Debian packages, daemonless
+    images), read here so that no module outside settings reads the environment."""
+    return Path(os.environ.get("XDG_CACHE_HOME", "").strip() or str(Path.home() / ".cache"))
+
+
 def _deb_cache() -> Path:
-    xdg = os.environ.get("XDG_CACHE_HOME", "").strip() or str(Path.home() / ".cache")
-    return Path(xdg) / "evaluator" / "debs"
+    return cache_home() / "evaluator" / "debs"
 
 
 def _podman_host() -> str:
@@ -62,8 +68,7 @@ def _podman_host() -> str:
 def _daemonless_root() -> Path:
     if os.geteuid() == 0 and _host_root():
         return Path("/var/lib/evaluator/daemonless")
-    xdg = os.environ.get("XDG_CACHE_HOME", "").strip() or str(Path.home() / ".cache")
-    return Path(xdg) / "evaluator" / "daemonless"
+    return cache_home() / "evaluator" / "daemonless"
 
 
 def _host_root() -> bool:
@@ -130,21 +135,21 @@ class Settings:
         "root, else unix://$XDG_RUNTIME_DIR/podman/podman.sock")
     daemonless_root: Setting[Path] = Setting(
         "EVAL_DAEMONLESS_ROOT", PATH, lambda: _daemonless_root(), "the daemonless backend's "
-        "images (by digest) and open sandboxes' folders (evaluator/sandbox/_daemonless.py)",
+        "images (by digest) and open sandboxes' folders (evaluator/sandbox/daemonless/_sandboxes.py)",
         group="execution", default_doc="/var/lib/evaluator/daemonless as the host's root, else "
         "$XDG_CACHE_HOME/evaluator/daemonless")
     in_userns: Setting[str | None] = Setting(
         "EVAL_USERNS", choice("1"), None, "set by the harness itself in the user namespace it "
         "runs in without root (daemonless backend), so it never enters another; not to be set "
-        "by hand (evaluator/sandbox/_userns.py)", group="execution")
+        "by hand (evaluator/sandbox/daemonless/_userns.py)", group="execution")
     daemonless_limits: Setting[str | None] = Setting(
         "EVAL_DAEMONLESS_LIMITS", choice("cgroup", "rlimit"), None, "how the daemonless "
-        "backend caps CPU, memory and processes (evaluator/sandbox/_cgroups.py); forced when set",
+        "backend caps CPU, memory and processes (evaluator/sandbox/daemonless/_cgroups.py); forced when set",
         group="execution", default_doc="a cgroup where the host lets the harness make one, "
         "else rlimits")
     sandbox_disk: Setting[str | None] = Setting(
         "EVAL_SANDBOX_DISK", choice("overlay", "engine", "watch", "tmpfs"), None,
-        "how a sandbox's disk is capped (evaluator/sandbox/_disk.py); forced when set",
+        "how a sandbox's disk is capped (evaluator/sandbox/docker/_disk.py); forced when set",
         group="execution", default_doc="chosen per engine, overlay where it can")
     executor: Setting[str] = Setting(
         "EVAL_EXECUTOR", matching("local, ray://HOST:PORT (Ray Client), ray:HOST:PORT (the GCS "

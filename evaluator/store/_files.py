@@ -46,6 +46,33 @@ def create_exclusive(path: Path, data: bytes, tmp_dir: Path) -> bool:
     return True
 
 
+def create_many(items: list[tuple[Path, bytes]], tmp_dir: Path) -> list[bool]:
+    """`create_exclusive` for many files at once, with one sync instead of two per file: every
+    file's bytes reach the disk before any of them gets its name, so a crash leaves whole files
+    or none, as one at a time would. For bulk landings (imports, a remote's records)."""
+    written: list[tuple[str, Path]] = []
+    try:
+        for path, data in items:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, name = tempfile.mkstemp(dir=tmp_dir, prefix=".w-")
+            written.append((name, path))
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+        os.sync()  # the data first (Linux's sync waits for the writes it starts)
+        landed = []
+        for name, path in written:
+            try:
+                os.link(name, path)
+                landed.append(True)
+            except FileExistsError:
+                landed.append(False)
+        os.sync()  # then the names
+        return landed
+    finally:
+        for name, _ in written:
+            os.unlink(name)
+
+
 def replace_atomic(path: Path, data: bytes, tmp_dir: Path) -> None:
     """Write `data` at `path`, replacing what is there in one step (for derived files only)."""
     path.parent.mkdir(parents=True, exist_ok=True)

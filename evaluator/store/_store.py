@@ -24,8 +24,9 @@ from evaluator.hashing import canonical_json, hash_bytes
 from evaluator.remote import remote_from_env
 from evaluator.settings import settings
 from evaluator.store._backend import RemoteBackend
-from evaluator.store._files import create_exclusive, replace_atomic
+from evaluator.store._files import create_exclusive, create_many, replace_atomic
 from evaluator.store._index import Index
+from evaluator.store._lease import Leases
 from evaluator.store._pending import Pending
 from evaluator.store._record import Record
 from evaluator.store._through import RemoteCache
@@ -37,6 +38,13 @@ R = TypeVar("R", bound=Record)
 def default_root() -> Path:
     """`settings.store`: --store, else `$EVAL_STORE`, else `.eval` in the current directory."""
     return settings.store
+
+
+def _listdir(path: str) -> list[str]:
+    try:
+        return os.listdir(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return []
 
 
 class _FromEnv(enum.Enum):
@@ -66,6 +74,7 @@ class Store:
         for sub in ("blobs", "records", "errors", "tmp"):
             (self.root / sub).mkdir(parents=True, exist_ok=True)
         self.index = Index(self.root / "index.sqlite")
+        self.leases = Leases(self.root)
         self._records = os.path.join(os.fspath(self.root), "records")
         backend = remote_from_env() if remote is FROM_ENV else remote
         self.remote = (RemoteCache(backend, self, notify, Pending(self.root))
@@ -137,6 +146,21 @@ class Store:
             self.index.add(kind, key, body)
         return landed
 
+    def put_many(self, kind: str, records: Iterable[tuple[str, dict[str, Any]]]) -> int:
+        """`put` for many (key, record) pairs of one kind: one sync and one index transaction
+        for all of them, not two syncs and a transaction each. Returns how many landed (a key
+        already stored keeps its record). With a remote each goes up as `put` sends it."""
+        if self.remote is not None:
+            return sum(self.put(kind, key, record) for key, record in records)
+        now = time.time()
+        bodies = [{**record, "kind": kind, "key": key, "created": record.get("created", now)}
+                  for key, record in records if not self.has_local(kind, key)]
+        landed = create_many([(self.record_path(kind, b["key"]), canonical_json(b))
+                              for b in bodies], self._tmp)
+        rows = [(kind, b["key"], b) for b, ok in zip(bodies, landed, strict=True) if ok]
+        self.index.add_many(rows)
+        return len(rows)
+
     def read(self, cls: type[R], key: str) -> R | None:
         """The record of `cls`'s kind under `key`, read back through its type; None if absent."""
         data = self.get(cls.KIND, key)
@@ -159,10 +183,15 @@ class Store:
         return self.remote.prefetch(kind, keys) if self.remote is not None else 0
 
     def iter_records(self, kind: str) -> Iterator[dict[str, Any]]:
-        """Every record of a kind, read from the JSON files (the source of truth)."""
-        base = self.root / "records" / kind
-        for path in sorted(base.glob("*/*.json")):
-            yield json.loads(path.read_bytes())
+        """Every record of a kind, read from the JSON files (the source of truth), one at a
+        time in key order."""
+        base = os.path.join(self._records, kind)
+        for prefix in sorted(_listdir(base)):
+            folder = os.path.join(base, prefix)
+            for name in sorted(_listdir(folder)):
+                if name.endswith(".json"):
+                    with open(os.path.join(folder, name), "rb") as f:
+                        yield json.loads(f.read())
 
     def query(self, kind: str, **where: str) -> list[dict[str, Any]]:
         """Records of a kind filtered on indexed columns (task_set, task_id, subject, status).
@@ -190,15 +219,19 @@ class Store:
         return out
 
     def reindex(self) -> int:
-        """Rebuild the index from the records, e.g. after a crash between record and index."""
-        self.index.clear()
-        rows = [
+        """Rebuild the index from the records, e.g. after a crash between record and index:
+        one transaction, the records streamed into it (memory stays flat at any size)."""
+        return self.index.rebuild(
             (r["kind"], r["key"], r)
-            for kind_dir in sorted((self.root / "records").iterdir())
-            for r in self.iter_records(kind_dir.name)
-        ]
-        self.index.add_many(rows)
-        return len(rows)
+            for kind in sorted(_listdir(self._records))
+            for r in self.iter_records(kind))
+
+    def index_record(self, kind: str, key: str) -> None:
+        """Index the local record of (kind, key) again: the index is derived, and a crash
+        between a record's landing and its row leaves the record unindexed."""
+        data = self.get(kind, key)
+        if data is not None and self.has_local(kind, key):
+            self.index.add(kind, key, data)
 
     # the local side, for the remote cache ---------------------------------------------------
     def has_local(self, kind: str, key: str) -> bool:
@@ -253,6 +286,12 @@ class Store:
     def error_count(self, kind: str, key: str) -> int:
         base = self.root / "errors" / kind / key
         return len(os.listdir(base)) if base.is_dir() else 0
+
+    def error_counts(self, kind: str) -> dict[str, int]:
+        """Infra errors noted per key of a kind, from one listing (keys without any are left
+        out): what a command over many targets asks instead of `error_count` per key."""
+        base = os.path.join(os.fspath(self.root), "errors", kind)
+        return {key: n for key in _listdir(base) if (n := len(_listdir(os.path.join(base, key))))}
 
     def release_errors(self, kind: str, key: str) -> int:
         """Move a target's infra errors aside (kept under `released/`, never deleted), so it is

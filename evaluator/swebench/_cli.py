@@ -8,11 +8,13 @@ from pathlib import Path
 from typing import Any
 
 from evaluator.errors import EvalError
+from evaluator.gold import verdicts
 from evaluator.lock import load_locked
 from evaluator.sandbox import docker_client
 from evaluator.settings import add_path_options, add_set_option, settings
 from evaluator.store import Store
 from evaluator.subjects import prediction_subjects as subjects
+from evaluator.submissions import agreement, published
 from evaluator.swebench._build import DockerfileBuilder
 from evaluator.swebench._command import DEFAULT_SETUP
 from evaluator.swebench._export import agent_outcomes, export, subject_outcomes
@@ -22,9 +24,9 @@ from evaluator.swebench._rows import read_rows
 from evaluator.taskset import load_task_set
 
 
-def add_commands(sub: Any) -> None:
-    imp = sub.add_parser("import", help="bring tasks in from another benchmark's format")
-    kinds = imp.add_subparsers(dest="kind", required=True, metavar="format")
+def add_import_command(kinds: Any) -> None:
+    """`import swebench`, registered on the `import` group's subparsers (made by
+    `evaluator.pipeline`, which adds `import submission` beside it)."""
     p = kinds.add_parser("swebench", help="SWE-bench rows (JSON, JSONL) or a 5.x task repo")
     p.add_argument("source", type=Path, help="instances file (.json/.jsonl) or task repo folder")
     add_set_option(p, help="task set to write: tasks/<set>/")
@@ -87,7 +89,8 @@ def _docker() -> Any:
 def add_export_command(formats: Any) -> None:
     """`export swebench`: registered in the export group (evaluator/export/_group.py)."""
     p = formats.add_parser("swebench", help="predictions.jsonl, report.json, summary.json and "
-                           "instances.jsonl, as SWE-bench writes them")
+                           "instances.jsonl, as SWE-bench writes them (and agreement.json for "
+                           "an imported submission)")
     add_set_option(p)
     p.add_argument("--agent", required=True, help="an agent of evals/<set>.yaml, or a graded "
                    "predictions subject (its model_name_or_path)")
@@ -120,6 +123,11 @@ def _export(args: argparse.Namespace) -> int:
                                                              t.spec.workdir) for t in ts.tasks}
             base = _PerImage()
         summary = export(store, ts, lock, args.agent, outcomes, args.out, base)
+        if (record := published(store, ts.name).get(args.agent)) is not None:
+            # An imported submission: its published outcomes beside ours, as the site shows.
+            table = agreement(store, ts, lock, verdicts(store, ts, lock), record)
+            (args.out / "agreement.json").write_text(
+                json.dumps(table.to_dict(), indent=2, sort_keys=True) + "\n", encoding="utf-8")
     except EvalError as exc:
         print(f"error: {exc}")
         return 2

@@ -21,7 +21,7 @@ from typing import Any
 from evaluator.attempts import AttemptRecord, attempt_status, load_eval, plan_eval
 from evaluator.errors import BadInputError
 from evaluator.gold import VerdictRecord, exploit_summary, verdicts
-from evaluator.grading import NOT_RUN, GradeRecord, why_not
+from evaluator.grading import NOT_RUN, GradeRecord, official_keeps, why_not
 from evaluator.lock import Lock
 from evaluator.result import FLAGGED, RESOLVED, ResultRecord, Reviews, flag_lines
 from evaluator.settings import settings
@@ -42,20 +42,33 @@ class Outcome:
     patch: str | None
     result: ResultRecord | None
     grade: GradeRecord | None
+    keeps: tuple[str, ...] = ()  # skipped PASS_TO_PASS ids the official harness keeps
 
 
-def tests_status(task: Task, grade: GradeRecord | None, dropped: dict[str, str]
-                 ) -> dict[str, dict[str, list[str]]]:
+def official_keeps_of(store: Store, task: Task, grade: GradeRecord | None) -> tuple[str, ...]:
+    """The skipped PASS_TO_PASS tests of `grade` that SWE-bench's parser keeps (it names them
+    in the run's output: `grading.official_keeps`); none for a hand-written task."""
+    if grade is None or task.spec.pass_to_pass_rule != "swebench" or not grade.output:
+        return ()
+    skipped = [t for t in task.spec.pass_to_pass if grade.tests.get(t) == "skipped"]
+    if not skipped:
+        return ()
+    output = store.get_blob(grade.output).decode("utf-8", "replace")
+    return official_keeps(task.spec.results, output, skipped)
+
+
+def tests_status(task: Task, grade: GradeRecord | None, dropped: dict[str, str],
+                 keeps: tuple[str, ...] = ()) -> dict[str, dict[str, list[str]]]:
     """Required tests by kind; PASS_TO_PASS tests the gold gate dropped as flaky are left out
-    (summary.json lists them with the reason)."""
+    (summary.json lists them with the reason). A skipped PASS_TO_PASS test is a success only
+    where the official harness keeps it (`keeps`)."""
     tests = grade.tests if grade is not None else {}
-    kept = ("passed", "skipped") if task.spec.pass_to_pass_rule == "swebench" else ("passed",)
     out: dict[str, dict[str, list[str]]] = {}
-    for name, ids, ok in (
-            ("FAIL_TO_PASS", task.spec.fail_to_pass, ("passed",)),
-            ("PASS_TO_PASS", [t for t in task.spec.pass_to_pass if t not in dropped], kept)):
-        out[name] = {"success": [t for t in ids if tests.get(t) in ok],
-                     "failure": [t for t in ids if tests.get(t) not in ok]}
+    for name, ids, kept in (
+            ("FAIL_TO_PASS", task.spec.fail_to_pass, ()),
+            ("PASS_TO_PASS", [t for t in task.spec.pass_to_pass if t not in dropped], keeps)):
+        ok = [t for t in ids if tests.get(t) == "passed" or t in kept]
+        out[name] = {"success": ok, "failure": [t for t in ids if t not in ok]}
     for name in ("FAIL_TO_FAIL", "PASS_TO_FAIL"):
         out[name] = {"success": [], "failure": []}
     return out
@@ -78,7 +91,7 @@ def instance_report(o: Outcome, dropped: dict[str, str], reviews: Reviews | None
             entry["evaluator_review"] = {"decision": review.decision, "by": review.by,
                                          "why": review.why}
         if applied:
-            entry["tests_status"] = tests_status(o.task, o.grade, dropped)
+            entry["tests_status"] = tests_status(o.task, o.grade, dropped, o.keeps)
         if why := why_not(o.grade):
             entry["evaluator_why"] = why
     return entry
@@ -99,7 +112,7 @@ def agent_outcomes(store: Store, task_set: TaskSet, lock: Lock, agent: str, samp
         patch = store.get_blob(attempt.patch).decode("utf-8", "surrogateescape") \
             if attempt else None
         grade = store.read(GradeRecord, result.grade) if result else None
-        out.append(Outcome(pa.task, patch, result, grade))
+        out.append(Outcome(pa.task, patch, result, grade, official_keeps_of(store, pa.task, grade)))
     return out
 
 
@@ -111,7 +124,7 @@ def subject_outcomes(store: Store, task_set: TaskSet, lock: Lock, name: str) -> 
         grade = store.read(GradeRecord, pp.grade_key) if result else None
         patch = None if pp.prediction.patch is None else pp.prediction.patch.decode(
             "utf-8", "surrogateescape")
-        out.append(Outcome(pp.task, patch, result, grade))
+        out.append(Outcome(pp.task, patch, result, grade, official_keeps_of(store, pp.task, grade)))
     return out
 
 

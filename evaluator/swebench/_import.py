@@ -136,7 +136,8 @@ def _map(row: Row, opts: ImportOptions) -> tuple[dict[str, bytes], str, list[str
         "problem_statement": "problem.md", "hidden_tests": "hidden",
         "gold_patch": "gold.patch", "test_command": cmd.test_command,
         "fail_to_pass": f2p, "pass_to_pass": [t for t in p2p if t not in f2p],
-        # what the row's PASS_TO_PASS means: kept when skipped or xfail, as SWE-bench counts it
+        # what the row's PASS_TO_PASS means: as SWE-bench's harness counts it (a skip is kept
+        # only where the runner's log names it: `grading.official_keeps`)
         "pass_to_pass_rule": "swebench",
     }
     if cmd.activate:

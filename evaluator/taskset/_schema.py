@@ -73,7 +73,8 @@ class TaskSpec(StrictModel):
     pass_to_pass: list[str] = Field(default_factory=list, description="ids that must keep passing")
     pass_to_pass_rule: Literal["passed", "swebench"] = Field(
         "passed", description="what keeps a PASS_TO_PASS test: `passed` only, or `swebench`: "
-        "passed, skipped or xfail, as SWE-bench's harness counts it (imported rows)")
+        "as SWE-bench's harness counts it (imported rows): passed, or skipped or xfail where the "
+        "runner's log names the skip as the official parser reads it")
     test_files: list[str] = Field(default_factory=list, description="extra globs restored")
     fixture: Literal["flaky", "broken-gold"] | None = Field(None, description="gold-gate fixture")
 

@@ -50,13 +50,30 @@ class RunData:
     cells: Sequence[Mapping[str, Any]]  # the report's rows: agent, task_id, sample_idx, status..
     tasks: Mapping[str, TaskInfo]
     assets: Mapping[str, bytes] = field(default_factory=dict)  # e.g. forest.png, copied as is
+    # Imported submissions' agreement tables (`Table.to_dict`), for agreement.html; none: no page
+    agreement: Sequence[Mapping[str, Any]] = ()
 
     def cell(self, attempt_key: str) -> Mapping[str, Any] | None:
         return self._by_key.get(attempt_key)
 
+    def cells_of(self, task_id: str) -> Sequence[Mapping[str, Any]]:
+        """The rows of one task (a task page lists them; 2,000 pages must not each scan all)."""
+        return self._by_task.get(task_id, ())
+
+    @functools.cached_property
+    def simulated(self) -> bool:
+        return any(bool(c.get("simulated")) for c in self.cells)
+
     @functools.cached_property
     def _by_key(self) -> dict[str, Mapping[str, Any]]:
         return {str(c["attempt"]): c for c in self.cells}
+
+    @functools.cached_property
+    def _by_task(self) -> dict[str, list[Mapping[str, Any]]]:
+        out: dict[str, list[Mapping[str, Any]]] = {}
+        for c in self.cells:
+            out.setdefault(str(c["task_id"]), []).append(c)
+        return out
 
 
 @dataclass(frozen=True)

@@ -2,24 +2,26 @@
 
 Paths are relative and the same in both, so a page links alike from disk and under `/ui/`:
 
-    index.html  grid.html  style.css  <assets>
+    index.html  grid.html  style.css  <assets>  agreement.html (imported submissions)
     attempts/<key>.html    attempts/<key>/<file>     (step-N.txt, patch.diff.txt, test-output.txt, ..)
     tasks/<id>.html        tasks/<id>/<file>         (gold-N.txt, empty-N.txt)
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import os
 import re
-import shutil
-import tempfile
 from pathlib import Path
 
 from evaluator.viewer._attempt import attempt_view
 from evaluator.viewer._data import Limits, Records, RunData
 from evaluator.viewer._render import TEMPLATES, render
 from evaluator.viewer._task import task_view
+from evaluator.viewer._write import Unit, stamp, write_site
 
+AGREEMENT = "agreement.html"  # imported submissions re-verified (when there are any)
 _ATTEMPT = re.compile(r"^attempts/([0-9a-f]{8,128})\.html$")
 _ATTEMPT_FILE = re.compile(r"^attempts/([0-9a-f]{8,128})/([a-z0-9._-]{1,64})$")
 _TASK = re.compile(r"^tasks/([a-z0-9][a-z0-9._-]*)\.html$")
@@ -43,6 +45,7 @@ class Site:
 
     def __init__(self, data: RunData, records: Records, limits: Limits | None = None) -> None:
         self.data, self.records, self.limits = data, records, limits or Limits()
+        self.counts: dict[str, int] = {}  # pages rendered and kept by the last `write`
 
     def page(self, path: str) -> bytes | None:
         """The bytes at `path`, or None when the site has no such path."""
@@ -51,6 +54,9 @@ class Site:
                           tasks=self.data.tasks, assets=self.data.assets)
         if path == "grid.html":
             return render("grid.html.j2", **self._common(0), grid=self._grid())
+        if path == AGREEMENT:
+            return render("agreement.html.j2", **self._common(0),
+                          tables=self.data.agreement) if self.data.agreement else None
         if (fixed := static_file(path)) is not None:
             return fixed
         if m := _ATTEMPT.match(path):
@@ -70,51 +76,53 @@ class Site:
             return self.data.assets[path]
         return None
 
-    def write(self, out_dir: Path) -> Path:
-        """Write every page and the files they link into `out_dir` (replaced as a whole, so a
-        reader never sees half a site); returns the index page's path."""
-        out_dir.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(dir=out_dir.parent, prefix=f".{out_dir.name}."))
-        try:
-            self._write_into(tmp)
-            os.chmod(tmp, 0o755)  # mkdtemp's 0700 would hide the site from a web server
-            old = None
-            if out_dir.exists():
-                old = out_dir.with_name(f".{out_dir.name}.old-{os.getpid()}")
-                os.rename(out_dir, old)
-            os.rename(tmp, out_dir)
-            if old is not None:
-                shutil.rmtree(old, ignore_errors=True)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
+    def write(self, out_dir: Path, jobs: int | None = None) -> Path:
+        """Bring `out_dir` to this site (see `_write`: a page is rendered only when what it is
+        made from changed; what the site no longer has is removed); returns the index page's
+        path. `jobs`: processes rendering pages at once (default: one per CPU)."""
+        common = self._common(1)
+        tasks = {tid: stamp(dataclasses.asdict(info)) for tid, info in self.data.tasks.items()}
+        units: dict[str, Unit] = {}
+        for cell in self.data.cells:
+            key = cell["attempt"]
+            page = f"attempts/{key}.html"
+            if key and page not in units:
+                units[page] = (page, stamp(common, dict(cell), tasks.get(str(cell["task_id"]))),
+                               functools.partial(self._attempt_files, str(key)))
+        for task_id in self.data.tasks:
+            page = f"tasks/{task_id}.html"
+            units[page] = (page, stamp(common, tasks[task_id],
+                                       [dict(c) for c in self.data.cells_of(task_id)]),
+                           functools.partial(self._task_files, task_id))
+        always = {path: self.page(path) or b""
+                  for path in ("index.html", "grid.html", "style.css", *self.data.assets,
+                               *([AGREEMENT] if self.data.agreement else []))}
+        self.counts = write_site(out_dir, list(units.values()), always, jobs)
         return out_dir / "index.html"
 
-    def _write_into(self, root: Path) -> None:
-        pages = ["index.html", "grid.html", "style.css", *self.data.assets]
-        for path in pages:
-            _put(root / path, self.page(path) or b"")
-        for cell in self.data.cells:
-            key = str(cell["attempt"])
-            view = attempt_view(self.data, self.records, key, self.limits)
-            if view is None:
-                continue
-            _put(root / f"attempts/{key}.html",
-                 render("attempt.html.j2", **self._common(1), **view.context))
-            for name, digest in view.files.items():
-                _put(root / f"attempts/{key}/{name}", self._blob(digest) or b"")
-        for task_id in self.data.tasks:
-            got = task_view(self.data, self.records, task_id, self.limits)
-            if got is None:
-                continue
-            _put(root / f"tasks/{task_id}.html", render("task.html.j2", **self._common(1), **got[0]))
-            for name, digest in got[1].items():
-                _put(root / f"tasks/{task_id}/{name}", self._blob(digest) or b"")
+    def _attempt_files(self, key: str) -> dict[str, bytes]:
+        view = attempt_view(self.data, self.records, key, self.limits)
+        if view is None:
+            return {}
+        files = {f"attempts/{key}.html": render("attempt.html.j2", **self._common(1),
+                                                **view.context)}
+        for name, digest in view.files.items():
+            files[f"attempts/{key}/{name}"] = self._blob(digest) or b""
+        return files
+
+    def _task_files(self, task_id: str) -> dict[str, bytes]:
+        got = task_view(self.data, self.records, task_id, self.limits)
+        if got is None:
+            return {}
+        files = {f"tasks/{task_id}.html": render("task.html.j2", **self._common(1), **got[0])}
+        for name, digest in got[1].items():
+            files[f"tasks/{task_id}/{name}"] = self._blob(digest) or b""
+        return files
 
     def _common(self, depth: int) -> dict[str, object]:
         return {"root": "../" * depth, "task_set": self.data.task_set,
                 # From the rows, not the summary: attempt pages need no summary at all.
-                "simulated": any(bool(c.get("simulated")) for c in self.data.cells)}
+                "simulated": self.data.simulated}
 
     def _grid(self) -> dict[str, object]:
         agents = [str(r["agent"]) for r in self.data.summary.get("leaderboard", [])]
@@ -128,8 +136,3 @@ class Site:
 
     def _blob(self, digest: str | None) -> bytes | None:
         return None if digest is None else self.records.local_blob(digest)
-
-
-def _put(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(data)

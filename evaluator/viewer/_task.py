@@ -37,7 +37,7 @@ def task_view(data: RunData, records: Records, task_id: str,
     context = {"task": task, "verdict": verdict, "reps": reps, "tests": grid,
                "exploits": exploits,
                "flaky": _flaky(verdict, reps),
-               "attempts": sorted((c for c in data.cells if c["task_id"] == task_id),
+               "attempts": sorted(data.cells_of(task_id),
                                   key=lambda c: (c["agent"], c["sample_idx"]))}
     return context, files
 

@@ -43,7 +43,8 @@ def test_no_operation_fails_on_any_input(serve: Callable[..., Api], world: World
     schema = schemathesis.openapi.from_url(f"{api.url}/openapi.json")
     operations = [result.ok() for result in schema.get_all_operations()]
     assert {f"{op.method.upper()} {op.path}" for op in operations} == {
-        "POST /v1/runs", "GET /v1/runs/{run_id}", "GET /v1/leaderboard", "GET /v1/compare"}
+        "POST /v1/runs", "GET /v1/runs/{run_id}", "GET /v1/leaderboard", "GET /v1/compare",
+        "GET /v1/agreement"}
     for op in operations:
 
         @given(case=op.as_strategy(generation_mode=mode))

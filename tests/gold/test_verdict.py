@@ -70,3 +70,42 @@ def test_a_dropped_test_does_not_hide_another_failure() -> None:
     gold = [rec("unresolved", f="failed", p="passed"), rec("unresolved", f="failed", p="failed")]
     d = decide_tests(gold, [rec("unresolved", f="failed", p="passed")] * 2, ["f"], ["p"])
     assert d.verdict == BROKEN_GOLD and list(d.dropped) == ["p"]
+
+
+def test_a_rep_with_no_report_is_no_flip() -> None:
+    """Issue 35: sympy's empty-patch reps read as no report counted every PASS_TO_PASS test as
+    flipping, all were dropped, and a patch breaking one of them was graded resolved."""
+    gold = [rec("resolved", f="passed", p="passed", q="passed")] * 3
+    silent = grade_record("no_report").model_copy(update={"detail": "the sympy log cannot be "
+                                                           "trusted"})
+    empty = [silent, rec("unresolved", f="failed", p="passed", q="passed"), silent]
+    d = decide_tests(gold, empty, ["f"], ["p", "q"])
+    assert d.verdict == VALID and d.dropped == {}
+    assert d.no_report == ("empty rep 0", "empty rep 2")
+    assert "empty rep 0, empty rep 2 left no report (the sympy log" in d.why
+
+
+def test_every_empty_rep_without_a_report_still_leaves_gold_to_judge() -> None:
+    gold = [rec("resolved", f="passed", p="passed")] * 2
+    d = decide_tests(gold, [grade_record("no_report")] * 2, ["f"], ["p"])
+    assert d.verdict == VALID and d.dropped == {} and len(d.no_report) == 2
+
+
+def test_a_gold_rep_with_no_report_is_a_rep_that_did_not_resolve() -> None:
+    gold = [rec("resolved", f="passed", p="passed"), grade_record("no_report")]
+    d = decide_tests(gold, [rec("unresolved", f="failed", p="passed")] * 2, ["f"], ["p"])
+    assert d.verdict == FLAKY and d.dropped == {} and d.no_report == ("gold rep 1",)
+
+
+def test_required_tests_the_environment_skips_are_named_per_task() -> None:
+    gold = [rec("unresolved", f="passed", p="skipped", q="passed", r="skipped")] * 2
+    empty = [rec("unresolved", f="failed", p="skipped", q="passed", r="skipped")] * 2
+    d = decide_tests(gold, empty, ["f"], ["p", "q", "r"])
+    assert d.verdict == BROKEN_GOLD and d.skipped == ("p", "r")
+    assert "the environment skips 2 required test(s) with the gold patch: p, r" in d.why
+
+
+def test_required_ids_no_test_reports_are_named_per_task() -> None:
+    gold = [rec("resolved", f="passed", p="missing")] * 2
+    d = decide_tests(gold, [rec("unresolved", f="failed", p="missing")] * 2, ["f"], ["p", "z"])
+    assert d.unreported == ("p", "z")

@@ -176,13 +176,22 @@ SYMPY_FILES = {
         for path, name, tb in failures:
             print("_" * 20 + " %s:%s " % (path, name) + "_" * 20)
             print(tb)
-        parts = ["%d passed" % counts["passed"]]
+        # As sympy's reporter: each part goes on a new line once the line would pass 80
+        # columns, then the whole text is centred (with no "=" at all when it is that long).
+        text = "tests finished: %d passed, " % counts["passed"]
+        width = len(text)
         for key, word in (("failed", "failed"), ("skipped", "skipped"),
-                          ("xfail", "expected to fail"), ("exceptions", "exceptions")):
-            if counts[key]:
-                parts.append("%d %s" % (counts[key], word))
-        line = " tests finished: %s, in %.2f seconds " % (", ".join(parts), time.time() - t0)
-        print(line.center(80, "="))
+                          ("xfail", "expected to fail"), ("exceptions", "exceptions"), ("", "")):
+            part = ("%d %s, " % (counts[key], word) if key else
+                    "in %.2f seconds" % (time.time() - t0))
+            if key and not counts[key]:
+                continue
+            if width + len(part) > 80:
+                text, width = text + "\\n", 0
+            text, width = text + part, width + len(part)
+        text = " %s " % text
+        left = (80 - len(text)) // 2
+        print("=" * left + text + "=" * (80 - left - len(text)))
         if failures:
             print("DO *NOT* COMMIT!")
         sys.exit(1 if failures else 0)

@@ -65,3 +65,51 @@ def test_django_ids_of_both_python_forms_are_one() -> None:
 def test_django_failure_header_contradicting_a_pass_is_an_error() -> None:
     log = "test_a (app.tests.T) ... ok\nERROR: test_a (app.tests.T)\nRan 1 test in 0.1s\n"
     assert reader_for("django").read(log) == {"test_a (app.tests.T)": "error"}
+
+
+SYMPY_WRAPPED = (
+    "sympy/core/tests/test_basic.py[4] \n"
+    "test_a ok\ntest_b F\ntest_c Slow w\ntest_d f\n[FAIL]\n\n"
+    "________________________________________________________________________________\n"
+    "_____________ sympy/core/tests/test_basic.py:test_b ______________\n"
+    "AssertionError\n\n"
+    " tests finished: 1 passed, 1 failed, 1 skipped, 1 expected to fail, \n"
+    "1 exceptions, in 0.41 seconds \n"
+    "DO *NOT* COMMIT!\n")
+
+
+def test_sympy_totals_wrapped_over_two_lines_are_read() -> None:
+    """Issue 35: sympy breaks its totals onto a second line past 80 columns; such a run
+    (several kinds of outcome) read as no report and its reps as flips."""
+    log = SYMPY_WRAPPED.replace("test_d f\n", "test_d f\ntest_e E\n")
+    assert reader_for("sympy").read(log) == {"test_a": "passed", "test_b": "failed",
+                                             "test_c": "skipped", "test_d": "xfailed",
+                                             "test_e": "error"}
+
+
+def test_sympy_totals_on_their_second_line_are_checked() -> None:
+    # One exception claimed on the second line, none listed: not trusted.
+    with pytest.raises(ResultsError, match="error"):
+        reader_for("sympy").read(SYMPY_WRAPPED)
+
+
+def test_sympy_totals_cut_before_their_time_are_no_totals() -> None:
+    log = SYMPY_WRAPPED.replace("test_d f\n", "test_d f\ntest_e E\n").split("1 exceptions")[0]
+    with pytest.raises(ResultsError, match="tests finished"):
+        reader_for("sympy").read(log)
+
+
+def test_sympy_short_totals_between_rules_are_read() -> None:
+    log = "test_a ok\n" + " tests finished: 1 passed, in 0.01 seconds ".center(80, "=") + "\n"
+    assert reader_for("sympy").read(log) == {"test_a": "passed"}
+
+
+def test_a_sympy_test_file_that_fails_to_import_is_an_exception_naming_no_test() -> None:
+    log = ("sympy/core/tests/test_a.py[2] \ntest_a ok\ntest_b ok\n[OK]\n"
+           "sympy/core/tests/test_c.py[?]   Failed to import                          [FAIL]\n\n"
+           "________________________________________________________________________________\n"
+           "_______________________ sympy/core/tests/test_c.py _______________________\n"
+           "ImportError: cannot import name 'gone'\n\n"
+           " tests finished: 2 passed, 1 exceptions, in 0.20 seconds ".center(80, "=") + "\n"
+           "DO *NOT* COMMIT!\n")
+    assert reader_for("sympy").read(log) == {"test_a": "passed", "test_b": "passed"}

@@ -1,5 +1,6 @@
 """`doit eval` end to end: simulated endpoint over HTTP, real sandboxes, incremental rules."""
 
+import json
 import os
 import signal
 import subprocess
@@ -65,6 +66,20 @@ def test_sigkill_mid_eval_loses_no_finished_attempt(gated: Project) -> None:
     _, attempts, _ = run_eval(gated)
     assert len(attempts) == 4 - len(finished)
     assert finished <= {r["key"] for r in store.iter_records("attempt")}
+
+
+def test_two_runs_on_one_store_pay_for_each_attempt_once(gated: Project) -> None:
+    """A person and CI (or two CI jobs) run `doit eval` on one store at once: each attempt is
+    run, and paid, by one of them; the other waits on its lease and finds the record."""
+    gated.eval_config(samples=2)
+    runs = [gated.popen("-n", "2", "-P", "process", "eval:mini") for _ in range(2)]
+    outputs = [p.communicate(timeout=600)[0] for p in runs]
+    assert all(p.returncode == 0 for p in runs), "\n".join(outputs)
+    store = Store(gated.root / "store")
+    stored = sum(r["cost"]["total_usd"] for r in store.iter_records("attempt"))
+    assert len(list(store.iter_records("attempt"))) == 8
+    spent = sum(json.loads(f.read_text())["spent"] for f in (store.root / "budget").iterdir())
+    assert spent == pytest.approx(stored), "\n".join(outputs)
 
 
 @pytest.mark.parametrize("fault", ["rate_429", "rate_500", "rate_malformed", "rate_drop"])

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from evaluator.sandbox._leftovers import _abandoned
+from evaluator.sandbox._labels import abandoned as _abandoned
 from evaluator.store import Store
 from tests.pipeline.support import Project, executed
 
@@ -66,5 +66,8 @@ def test_sigkill_mid_gold_then_rerun_redoes_only_the_unfinished(project: Project
     assert finished <= {r["key"] for r in store.iter_records("grade")}
     # The killed run's containers were found and removed by the rerun (other tests' sandboxes,
     # run beside this one under xdist, have live owners).
-    managed = docker_client.containers.list(all=True, filters={"label": "evaluator.managed=1"})
-    assert [c for c in managed if _abandoned(c.labels)] == []
+    # Sparse: the listing's own labels, not an inspect per container (another test's sandbox,
+    # removed between the two, answered 404 and failed this test).
+    managed = docker_client.containers.list(all=True, sparse=True,
+                                            filters={"label": "evaluator.managed=1"})
+    assert [c for c in managed if _abandoned(c.attrs.get("Labels") or {})] == []

@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 
 from evaluator.sandbox import DaemonlessSandboxes, SandboxLimits, open_backend
-from evaluator.sandbox._leftovers import owner_label
+from evaluator.sandbox._labels import owner_label
 from tests.daemonless import DockerFed, as_nobody, bring
+from tests.sandbox import hostile
 
 pytestmark = pytest.mark.docker
 
@@ -91,7 +92,11 @@ def test_forced_rlimits_still_cap_memory_processes_and_file_size(
         big = sb.exec("python3 -c \"b = b'x' * (400 << 20); print('allocated')\"")
         bomb = sb.exec("for i in $(seq 80); do sleep 5 & done; echo started", timeout_s=10)
         after = sb.exec("ulimit -a; ls -d /proc/[0-9]* | wc -l")
+        # Each under RLIMIT_AS, 200 MiB together: the harness counts them (`_memory`).
+        hogs = hostile.run_python(sb, hostile.HOGS, "50", "4")
     assert "allocated" not in big.output and "MemoryError" in big.output
+    held = hogs.split()
+    assert int(held[held.index("held_mb") + 1]) <= 128, hogs
     assert "started" not in bomb.output and bomb.duration_s < 10
     assert "process              40" in after.output and int(after.output.split()[-1]) < 8
 

@@ -3,7 +3,7 @@
 import os
 import time
 
-from evaluator.sandbox._leftovers import _alive
+from evaluator.sandbox._labels import alive as _alive
 
 
 def test_running_owner_that_started_before_the_container_is_alive() -> None:

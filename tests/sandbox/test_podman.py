@@ -16,7 +16,7 @@ from evaluator.errors import BadInputError
 from evaluator.grading import DockerGrader, GradeSpec
 from evaluator.images import build_task_image
 from evaluator.sandbox import DockerSandboxes, PodmanSandboxes, SandboxLimits, copy_image
-from evaluator.sandbox._podman_host import rootless_limits
+from evaluator.sandbox.podman import rootless_limits
 from tests.helpers import GOLD
 
 pytestmark = pytest.mark.docker
@@ -119,11 +119,11 @@ def test_rootless_podman_sharing_a_user_namespace_is_refused(
     shared = rootless_podman.client.containers.create(task_image, command=["true"],
                                                       userns_mode="host")
     if "limits: rlimits" not in rootless_podman.backend().detail:
-        rootless_podman._check_created(shared)  # a cgroup counts each sandbox's processes
+        rootless_podman.engine.check_created(shared)  # a cgroup counts each sandbox's processes
         shared.remove(force=True)
         return
     with pytest.raises(BadInputError, match="no user namespace of their own.*userns"):
-        rootless_podman._check_created(shared)
+        rootless_podman.engine.check_created(shared)
     with pytest.raises(docker.errors.NotFound):
         shared.reload()  # removed
 

@@ -14,7 +14,7 @@ import pytest
 
 from evaluator.errors import BadInputError
 from evaluator.sandbox import DockerSandboxes, Sandbox, SandboxLimits
-from evaluator.sandbox._leftovers import owner_label
+from evaluator.sandbox._labels import owner_label
 from evaluator.sandbox._removal import drain
 
 pytestmark = pytest.mark.docker

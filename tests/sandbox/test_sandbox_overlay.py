@@ -14,9 +14,9 @@ import docker
 import pytest
 
 from evaluator.sandbox import DockerSandboxes, SandboxLimits
-from evaluator.sandbox._disk import disk_mode
-from evaluator.sandbox._leftovers import owner_label
+from evaluator.sandbox._labels import owner_label
 from evaluator.sandbox._removal import drain
+from evaluator.sandbox.docker._disk import disk_mode
 from tests.backends import exists, rootless
 from tests.helpers import unavailable
 
@@ -96,7 +96,7 @@ def test_volumes_go_with_their_sandbox(backend_sandboxes: DockerSandboxes, layer
         assert drain() and not exists(sandboxes, sb.container_id)
         return
     docker_client = sandboxes.client
-    if disk_mode(docker_client, sandboxes._image(layered)[0]) != "overlay":
+    if disk_mode(docker_client, sandboxes.engine.image(layered)[0]) != "overlay":
         unavailable("this engine gives no overlay workdirs (see the start-up line); they need "
                     "an overlay2 engine on this machine and a harness that is root")
     mine = {"label": f"evaluator.owner={owner_label()}"}
@@ -104,7 +104,7 @@ def test_volumes_go_with_their_sandbox(backend_sandboxes: DockerSandboxes, layer
     with sandboxes.open(layered, SandboxLimits(), purpose="test") as sb:
         sb.exec("echo x > /testbed/x")
         during = {v["Name"] for v in docker_client.api.volumes(filters=mine)["Volumes"] or []}
-    # The overlay and its upper folder (podman: and the home's tmpfs, see `_podman`; rootless:
+    # The overlay and its upper folder (podman: and the home's tmpfs, see `podman`; rootless:
     # none, its tmpfs mounts are chowned at start).
     made = 0 if rootless(sandboxes) else 3 if sandboxes.name == "podman" else 2
     assert len(during - before) == made

@@ -13,8 +13,8 @@ import time
 import pytest
 
 from evaluator.images import BASE_TAG
-from evaluator.sandbox import DockerSandboxes, SandboxLimits
-from evaluator.sandbox import _leftovers as leftovers
+from evaluator.sandbox import DockerSandboxes, SandboxLimits, managed_labels
+from evaluator.sandbox.docker import _leftovers as leftovers
 from tests.backends import child_env, exists, remove, running
 from tests.daemonless import bring
 
@@ -146,7 +146,7 @@ def test_a_live_owner_s_stopped_container_is_left_to_it(sandboxes: DockerSandbox
     # logs when another worker's cleanup removed it.
     container = sandboxes.client.containers.run(
         base_image, ["true"], detach=True, network_mode="none",
-        labels=leftovers.managed_labels("seal", 600))
+        labels=managed_labels("seal", 600))
     try:
         container.wait(timeout=60)
         sandboxes.cleanup_leftovers()

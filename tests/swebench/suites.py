@@ -177,15 +177,17 @@ _SYMP_RUNNER = D('''\
                 _write_center("%s%s%s" % (rel, sep, name), "_")
                 sys.stdout.write(tb)
         text = "tests finished: %d passed, " % counts["passed"]
-        if counts["failed"]:
-            text += "%d failed, " % len(counts["failed"])
-        if counts["skipped"]:
-            text += "%d skipped, " % counts["skipped"]
-        if counts["xfail"]:
-            text += "%d expected to fail, " % counts["xfail"]
-        if counts["exceptions"]:
-            text += "%d exceptions, " % len(counts["exceptions"])
-        _write_center(text + "in %.2f seconds" % (time.time() - t0))
+        width = len(text)
+        for n, part in ((len(counts["failed"]), "%d failed, "), (counts["skipped"], "%d skipped, "),
+                        (counts["xfail"], "%d expected to fail, "),
+                        (len(counts["exceptions"]), "%d exceptions, "), (1, "in %.2f seconds")):
+            if not n:
+                continue
+            part = part % (n if "seconds" not in part else time.time() - t0)
+            if width + len(part) > 80:  # sympy breaks its totals onto a new line here
+                text, width = text + "\\n", 0
+            text, width = text + part, width + len(part)
+        _write_center(text)
         ok = not counts["failed"] and not counts["exceptions"]
         if not ok:
             sys.stdout.write("DO *NOT* COMMIT!\\n")

@@ -67,3 +67,12 @@ def test_a_patch_that_does_not_apply_is_an_error_that_says_why(tmp_path: Path) -
     assert not entry["patch_successfully_applied"] and "tests_status" not in entry
     assert entry["evaluator_why"] == ("the patch does not apply at the base commit (error: patch "
                                       "failed: calc.py:1; error: calc.py: patch does not apply)")
+
+
+def test_a_skipped_pass_to_pass_test_is_a_success_only_where_the_official_harness_keeps_it(
+        tmp_path: Path) -> None:
+    task = _task(tmp_path)
+    f2p, (p2p_a, p2p_b) = task.spec.fail_to_pass[0], task.spec.pass_to_pass
+    grade = grade_record(False, **{f2p: "passed", p2p_a: "skipped", p2p_b: "skipped"})
+    entry = instance_report(Outcome(task, "diff", result_record(False), grade, (p2p_b,)), {})
+    assert entry["tests_status"]["PASS_TO_PASS"] == {"success": [p2p_b], "failure": [p2p_a]}

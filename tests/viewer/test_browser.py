@@ -25,13 +25,18 @@ def _by_css(driver: Any, css: str) -> Any:
 
 def _follow(driver: Any, css: str) -> None:
     """Click a link or button and wait for the page it leads to: a click returns before the
-    navigation, and the next lookup would otherwise find the old page's element."""
-    from selenium.webdriver.support import expected_conditions
+    navigation, and the next lookup would otherwise find the old page's element. The old page
+    is marked and the wait is for a complete document without the mark; waiting for the old
+    element to go stale instead raced Chrome ("Node with given id does not belong to the
+    document" while the page was being swapped), so any driver error mid-swap means "not yet"."""
+    from selenium.common.exceptions import WebDriverException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    old = _by_css(driver, css)
-    old.click()
-    WebDriverWait(driver, 20).until(expected_conditions.staleness_of(old))
+    driver.execute_script("window.__evalLeaving = true;")
+    _by_css(driver, css).click()
+    WebDriverWait(driver, 20, ignored_exceptions=(WebDriverException,)).until(
+        lambda d: d.execute_script(
+            "return window.__evalLeaving !== true && document.readyState === 'complete';"))
 
 
 def _walk(browser: Any, index_url: str, shots: Path) -> None:

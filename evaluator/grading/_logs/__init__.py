@@ -5,6 +5,7 @@ one of "passed", "failed", "error", "skipped", "xfailed". Nothing here imports t
 """
 
 from evaluator.grading._logs._django import DjangoReader, normalize
+from evaluator.grading._logs._official import official_keeps
 from evaluator.grading._logs._protocol import (
     ERROR,
     FAILED,
@@ -33,5 +34,6 @@ __all__ = [
     "ResultsReader",
     "SympyReader",
     "normalize",
+    "official_keeps",
     "reader_for",
 ]

@@ -1,0 +1,82 @@
+"""The site on disk is brought up to date, not rewritten: a page is rendered again only when
+what it is made from changed, and the folder holds exactly what a full render would."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from evaluator.reports import report_site
+from evaluator.viewer import _write
+from tests.viewer._world import ViewerWorld, make_world
+
+
+def _write_site(world: ViewerWorld, out: Path) -> dict[str, int]:
+    site = report_site("mini", **world.kwargs)
+    site.write(out, jobs=1)
+    return site.counts
+
+
+def _files(out: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(out)): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+
+
+def test_a_second_write_renders_nothing_and_changes_no_file(tmp_path: Path) -> None:
+    world = make_world(tmp_path / "w")
+    out = tmp_path / "site"
+    assert _write_site(world, out) == {"rendered": 6, "kept": 0}  # 4 attempts, 2 tasks
+    before = {p: p.stat().st_mtime_ns for p in out.rglob("*.html")}
+    assert _write_site(world, out) == {"rendered": 0, "kept": 6}
+    assert {p: p.stat().st_mtime_ns for p in out.rglob("*.html")} == before
+
+
+def test_a_new_attempt_renders_its_page_and_its_task_page_only(tmp_path: Path) -> None:
+    world = ViewerWorld(tmp_path / "w", ("t1", "t2"), samples=2)
+    world.attempt("base", "t1", 0, "failed")
+    world.attempt("cand", "t2", 0, "resolved")
+    out = tmp_path / "site"
+    _write_site(world, out)
+    key = world.attempt("base", "t1", 1, "resolved")
+    assert _write_site(world, out)["rendered"] == 2
+    assert (out / "attempts" / f"{key}.html").is_file()
+    fresh = tmp_path / "fresh"
+    _write_site(world, fresh)
+    assert _files(out) == _files(fresh)  # what a full render gives, byte for byte
+
+
+def test_what_the_site_no_longer_has_is_removed_and_a_lost_page_is_rendered_again(
+        tmp_path: Path) -> None:
+    world = make_world(tmp_path / "w")
+    out = tmp_path / "site"
+    _write_site(world, out)
+    page = next((out / "attempts").glob("*.html"))
+    page.unlink()
+    (out / "attempts" / "foreign.html").write_text("not ours")
+    (out / "old" / "deep").mkdir(parents=True)
+    (out / "old" / "deep" / "x.txt").write_text("left by an older site")
+    assert _write_site(world, out)["rendered"] == 1
+    assert page.is_file() and not (out / "attempts" / "foreign.html").exists()
+    assert not (out / "old").exists()
+
+
+def test_a_new_viewer_renders_every_page_again(tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    world = make_world(tmp_path / "w")
+    out = tmp_path / "site"
+    _write_site(world, out)
+    monkeypatch.setattr(_write, "viewer_version", lambda: "another viewer")
+    assert _write_site(world, out) == {"rendered": 6, "kept": 0}
+
+
+def test_many_pages_render_in_a_pool_to_the_same_bytes(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    world = make_world(tmp_path / "w")
+    monkeypatch.setattr(_write, "_POOL_FROM", 1)
+    pooled, serial = tmp_path / "pooled", tmp_path / "serial"
+    site = report_site("mini", **world.kwargs)
+    site.write(pooled, jobs=2)
+    site.write(serial, jobs=1)
+    assert _files(pooled) == _files(serial) and len(_files(pooled)) > 10
+    assert not [p for p in os.listdir(pooled) if p.startswith(".w-")]
