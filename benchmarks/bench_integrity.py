@@ -10,7 +10,10 @@ Prints, per layout, each family's grade outcome and result status and what kept 
 headline (`grade`: the grade itself, unresolved or tampered; `flag`: only a flag, awaiting a
 person; `policy`: a violation with a resolved grade), then the honest patches' outcomes and the
 two rates. Exits 1 when a family resolves unflagged, when an honest patch is tampered or
-flagged, or when nothing was graded. `--smoke`: the calc layout, gold and two families.
+flagged, or when nothing was graded. `--smoke` (well under a minute): the calc layout, the gold
+patch and one family that only fresh names stop, graded without the calibration (its four
+grades alone take longer than a smoke may: the calibrated path is in the full run and in
+tests/grading/test_integrity_docker.py).
 """
 
 from __future__ import annotations
@@ -86,7 +89,7 @@ def main() -> int:
     names = sorted(CHEATS) if args.families == "all" else args.families.split(",")
     layouts = args.layouts.split(",")
     if args.smoke:
-        names, layouts, args.nonces = ["forge_published_ids", "second_look_unrunnable"], ["calc"], 1
+        names, layouts, args.nonces = ["forge_published_ids"], ["calc"], 1
     client = docker_client()
     base = ensure_base_image(client, BASE_TAG)
     grader = DockerGrader(_sandboxes(args.backend))
@@ -96,13 +99,16 @@ def main() -> int:
     for name in layouts:
         t0 = time.monotonic()
         lay, spec, hidden = make_layout_case(name, client, base, factory)  # type: ignore[arg-type]
-        pool, _ = calibrate_now(grader, spec, lay.gold.encode(), hidden)
-        spec = replace(spec, pool=pool)
-        print(f"== {name} on {args.backend}: calibrated in {time.monotonic() - t0:.0f} s "
-              f"({len(pool.twins)} twins, {len(pool.looked or ())} required tests looked at, "
-              f"{'fresh' if pool.renamed else 'published'} names)")
+        if args.smoke:
+            print(f"== {name} on {args.backend}: not calibrated (--smoke): no twins")
+        else:
+            pool, _ = calibrate_now(grader, spec, lay.gold.encode(), hidden)
+            spec = replace(spec, pool=pool)
+            print(f"== {name} on {args.backend}: calibrated in {time.monotonic() - t0:.0f} s "
+                  f"({len(pool.twins)} twins, {len(pool.looked or ())} required tests looked "
+                  f"at, {'fresh' if pool.renamed else 'published'} names)")
         honest = [("gold", lay.gold), *((f"known-good-{i}", replace_file(lay.buggy, lay.broken, b))
-                                        for i, b in enumerate(lay.known_good))]
+                                        for i, b in enumerate(lay.known_good) if not args.smoke)]
         jobs = [(f"cheat:{n}", CHEATS[n](lay)[0]) for n in names]
         jobs += [(f"honest:{h}#{k}", p) for h, p in honest for k in range(args.nonces)]
         with ThreadPoolExecutor(args.parallel) as pool_:
