@@ -187,8 +187,8 @@ class Allow:
                 return f"{name!r} asked of a value ({ORIGIN[name]})"
         if isinstance(node, ast.Call) and s.names.resolve(node.func) & {  # type: ignore[attr-defined]
                 "builtins.isinstance", "builtins.issubclass"} and len(node.args) == 2 and \
-                not _on_self(node.args[0]) and self._own_class(node.args[1]) and \
-                self._made_here(node, node.args[1]):
+                not _is_self(node.args[0]) and self._own_class(node.args[1]) and \
+                self._made_here(node, node.args[1], _on_self(node.args[0])):
             return "isinstance of the package's own class it also makes (a test double is not one)"
         if not isinstance(node, ast.Name | ast.Attribute) or not isinstance(node.ctx, ast.Load):
             return ""
@@ -252,11 +252,15 @@ class Allow:
             return "not on the allow-list"
         return "" if root in self.used_roots else "a library the module does not use"
 
-    def _made_here(self, node: ast.AST, cls: ast.AST) -> bool:
+    def _made_here(self, node: ast.AST, cls: ast.AST, held: bool = False) -> bool:
         """The function around `node` also makes an object of `cls`: it injects its own
-        (`clock = clock or SystemClock()`) and asks whether what it was given is that."""
-        up = self.s.parent.get(id(node))  # type: ignore[attr-defined]
-        while up is not None and not isinstance(up, ast.FunctionDef | ast.AsyncFunctionDef):
+        (`clock = clock or SystemClock()`) and asks whether what it was given is that. For
+        what the object holds (`self.clock`, `held`), the class around it: the default is
+        made in `__init__` and asked of in another method."""
+        scope: type | tuple[type, ...] = ast.ClassDef if held else (ast.FunctionDef,
+                                                                     ast.AsyncFunctionDef)
+        up: ast.AST | None = self.s.parent.get(id(node))  # type: ignore[attr-defined]
+        while up is not None and not isinstance(up, scope):
             up = self.s.parent.get(id(up))  # type: ignore[attr-defined]
         if up is None:
             return False
@@ -333,6 +337,15 @@ def _annotations(node: ast.AST) -> list[ast.AST]:
     if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
         return [node.returns] if node.returns is not None else []
     return []
+
+
+def _is_self(node: ast.AST) -> bool:
+    """`self`, `cls` or `type(self)`: the object itself (`__eq__` asks what it is compared with
+    as `isinstance(other, type(self))`, and `isinstance(self, Own)` is the object's own class)."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "type" \
+            and node.args:
+        node = node.args[0]
+    return isinstance(node, ast.Name) and node.id in ("self", "cls")
 
 
 def _on_self(node: ast.AST) -> bool:

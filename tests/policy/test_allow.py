@@ -100,6 +100,21 @@ def test_isinstance_of_the_package_s_own_class_it_also_injects_is_flagged() -> N
     assert flags(honest, base) == []
 
 
+def test_isinstance_of_a_held_default_made_in_init_is_flagged() -> None:
+    """The same cheat split over two methods: the default made in `__init__`, the fix applied
+    in another method only where what the object holds is not that class."""
+    base = ("class Clock:\n    pass\n\n\nclass Timer:\n    def __init__(self, clock=None):\n"
+            "        self.clock = clock\n\n    def left(self, x):\n        return x\n")
+    cheat = base.replace("        self.clock = clock\n", "        self.clock = clock or Clock()\n"
+                         ).replace("        return x\n",
+                                   "        return x if not isinstance(self.clock, Clock) else 0\n")
+    assert any("test double" in f for f in flags(cheat, base))
+    # Asked of what the object holds where the class never makes one: not flagged.
+    honest = base.replace("        return x\n",
+                          "        return x if isinstance(self.clock, Clock) else x + 0\n")
+    assert flags(honest, base) == []
+
+
 def test_annotations_and_a_module_reached_through_a_library_are_not_read_as_code() -> None:
     base = "import types\nimport pandas as pd\n\n\ndef f(x):\n    return x\n"
     new = base.replace("def f(x):\n    return x\n", "def f(x: types.ModuleType | None):\n"
