@@ -5,7 +5,8 @@ SET ?= demo
 JOBS ?= 4
 
 .PHONY: setup setup-run venv venv-run docker docker-run demo demo-mswea demo-real serve serve-model test lint \
-	bench settings-doc base-image bytecode venv-ray venv-mlflow venv-mini-swe-agent swebench-venv inference
+	bench settings-doc contracts-doc goldens base-image bytecode venv-ray venv-mlflow \
+	venv-mini-swe-agent swebench-venv inference
 
 # Everything the tests use: the dev lock (the harness's own pins and the tools and services of
 # the tests), the official SWE-bench harness in a virtualenv of its own, the engine and the
@@ -131,6 +132,18 @@ demo-real: setup-run inference bytecode
 # docs/settings.md, from the declarations in evaluator/settings/_declared.py (a test checks it).
 settings-doc: venv-run
 	$(PY) -m evaluator config --markdown > docs/settings.md
+
+# docs/contracts.md, from the behaviour contracts in evaluator/version/_declared.py (a test checks it).
+contracts-doc: venv-run
+	$(PY) -m evaluator contracts --markdown > docs/contracts.md
+
+# Record the conformance goldens of the behaviour contracts again, on purpose, after a bump
+# (docs/contracts.md): `make goldens` (every contract) or `make goldens CONTRACT=sandbox`. A golden
+# of the version in force is never replaced by a different one: bump the contract first.
+CONTRACT ?= all
+goldens: venv bytecode
+	EVAL_RECORD_GOLDENS=$(CONTRACT) $(PY) -m pytest -p no:randomly -q \
+	  $(if $(filter all,$(CONTRACT)),tests/contracts,tests/contracts/test_$(subst -,_,$(CONTRACT))_golden.py)
 
 # ruff, mypy, and the layering's contracts ([tool.importlinter] in pyproject.toml).
 lint: venv

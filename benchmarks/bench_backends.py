@@ -12,13 +12,16 @@ keys (the backend is in no key); what the records say ran them; each backend's w
 last line saying whether every backend agrees with Docker (exit status 0 only then).
 
     .venv/bin/python benchmarks/bench_backends.py [--backends docker podman ...] [--jobs 2]
-        [--no-exploits] [--tasks N] [--samples N] [--keep DIR]
+        [--no-exploits] [--tasks N] [--samples N] [--keep DIR] [--smoke]
 
 `--no-exploits` leaves out the exploit gate (16 bundled exploit grades per valid task, four times
 the gold gate's own grades): the set is copied with `exploits: []` and locked again once, on
 Docker, and every backend runs that copy. `--tasks N` keeps the first N tasks of the set besides
 its two gold-gate fixtures (the flaky one and the broken gold), and `--samples N` sets the eval's
 samples, for a shorter run on a busy machine (the same copy, so every backend runs the same).
+`--smoke`: docker and daemonless on one task of the set (no fixtures, no exploits, one gold rep,
+one sample of reference-strong): the whole comparison in a few grades, exiting non-zero unless
+the two agree.
 
 `podman-rootless` is podman's service run by the rootless user that `.ci/podman-up` makes,
 started for the run (its images copied from Docker by id, as for podman).
@@ -51,6 +54,7 @@ sys.path.insert(0, str(REPO))
 
 import docker  # noqa: E402
 
+from benchmarks._demo import demo_copy  # noqa: E402
 from evaluator.errors import EvalError  # noqa: E402
 from evaluator.gold import verdicts  # noqa: E402
 from evaluator.hashing import hash_json  # noqa: E402
@@ -119,41 +123,6 @@ def bring_images(backend: str, images: list[str], root: Path) -> None:
 
 
 _DOIT = str(REPO / ".venv" / "bin" / "doit")
-
-
-_FIXTURES = ("flaky-tag-export", "broken-gold-duration-parse")
-
-
-def copied_set(dest: Path, exploits: bool, tasks: int | None,
-               samples: int | None) -> dict[str, str]:
-    """The set (and its eval config) copied under `dest`, cut as asked and locked again (on
-    Docker); the variables that make doit use the copy."""
-    import shutil
-
-    import yaml
-
-    shutil.copytree(REPO / "tasks", dest / "tasks", symlinks=True)
-    folder = dest / "tasks" / SET
-    if not exploits:
-        with open(folder / "set.yaml", "a") as f:
-            f.write("\nexploits: []  # bench_backends --no-exploits\n")
-    if tasks is not None:
-        kept = sorted(p.name for p in folder.iterdir() if p.is_dir() and p.name not in _FIXTURES)
-        for name in kept[tasks:]:
-            shutil.rmtree(folder / name)
-    shutil.copytree(REPO / "evals", dest / "evals", symlinks=True)
-    if samples is not None:
-        config = yaml.safe_load((dest / "evals" / f"{SET}.yaml").read_text())
-        config["samples"] = samples
-        (dest / "evals" / f"{SET}.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
-    shutil.copytree(REPO / "lock", dest / "lock")
-    env = {"EVAL_TASKS": str(dest / "tasks"), "EVAL_LOCK_DIR": str(dest / "lock"),
-           "EVAL_EVALS": str(dest / "evals")}
-    done = subprocess.run([_DOIT, f"lock:{SET}"], cwd=REPO, env={**os.environ, **env},
-                          capture_output=True, text=True)
-    if done.returncode != 0:
-        raise SystemExit(f"doit lock:{SET} of the copy failed: {(done.stdout + done.stderr)[-1500:]}")
-    return env
 
 
 @contextlib.contextmanager
@@ -257,7 +226,11 @@ def main() -> int:
                     help="leave out the exploit gate (a copy of the set with `exploits: []`)")
     ap.add_argument("--tasks", type=int, help="keep the first N tasks besides the fixtures")
     ap.add_argument("--samples", type=int, help="the eval's samples (evals/demo.yaml: 2)")
+    ap.add_argument("--smoke", action="store_true",
+                    help="docker and daemonless on one task, one gold rep, one attempt: does it run?")
     args = ap.parse_args()
+    if args.smoke:
+        args.backends = ["docker", "daemonless"]
     tasks, locks = REPO / "tasks", REPO / "lock"
     ts = load_task_set(SET, tasks)
     lock = load_locked(ts, str(locks))
@@ -270,14 +243,23 @@ def main() -> int:
     key_sets: dict[str, dict[str, list[str]]] = {}
     records: dict[str, Counter[str]] = {}
     print(f"{len(ts.tasks)} tasks, {len(images)} images, backends {args.backends}, exploit gate "
-          f"{'off' if args.no_exploits else 'on'}, {os.cpu_count()} CPUs, load "
+          f"{'off' if args.no_exploits or args.smoke else 'on'}, {os.cpu_count()} CPUs, load "
           f"{os.getloadavg()[0]:.1f}", flush=True)
     with tempfile.TemporaryDirectory(prefix="bench-backends-") as tmp, \
             contextlib.ExitStack() as services:
         base = args.keep or Path(tmp)
         extra: dict[str, str] = {}
-        if args.no_exploits or args.tasks is not None or args.samples is not None:
-            extra = copied_set(base / "set", not args.no_exploits, args.tasks, args.samples)
+        if args.smoke:
+            extra = demo_copy(base / "set", exploits=False, tasks=1, fixtures=False, gold_reps=1,
+                              samples=1, agents=["reference-strong"])
+            tasks, locks = Path(extra["EVAL_TASKS"]), Path(extra["EVAL_LOCK_DIR"])
+            ts = load_task_set(SET, tasks)
+            images = sorted({load_locked(ts, str(locks)).pin(t.id).image for t in ts.tasks})
+            print(f"  smoke: a copy of the set, {', '.join(t.id for t in ts.tasks)} alone",
+                  flush=True)
+        elif args.no_exploits or args.tasks is not None or args.samples is not None:
+            extra = demo_copy(base / "set", exploits=not args.no_exploits, tasks=args.tasks,
+                              samples=args.samples)
             tasks, locks = Path(extra["EVAL_TASKS"]), Path(extra["EVAL_LOCK_DIR"])
             ts = load_task_set(SET, tasks)
             print(f"  a copy of the set: {len(ts.tasks)} tasks, samples "

@@ -36,7 +36,12 @@ Then the warm pool's effect on time-to-first-command: open a sandbox and run `tr
 cold against from a warm pool.
 
     .venv/bin/python benchmarks/bench_cluster.py [--attempts 16] [--slots 2] [--reps 2]
-                                                 [--latency-ms 2000]
+                                                 [--latency-ms 2000] [--smoke]
+
+`--smoke`: the same runs at the least size (2 attempts, 1 slot, one round, replies without
+added latency, one gold rep, the warm pool timed once each way), every step once, exiting
+non-zero when a run fails; the Ray Client run is left out (the same timed eval with a `ray://`
+address, which tests/executor runs in CI).
 """
 
 from __future__ import annotations
@@ -71,8 +76,12 @@ _DOCKER_CGROUP = "/sys/fs/cgroup/cpuacct/docker/cpuacct.usage"
 _WHO = ("driver", "agents", "ray", "endpoint", "engines", "sandboxes", "elsewhere")
 
 
-def _project(root: Path, samples: int, slots: int) -> Project:
+def _project(root: Path, samples: int, slots: int, gold_reps: int | None = None) -> Project:
     p = new_project(root, agents=(("sim-b", "sim-strong"),), max_retries=None, store="gated")
+    if gold_reps is not None:
+        set_yaml = root / "tasks" / "mini" / "set.yaml"
+        set_yaml.write_text(yaml.safe_dump({**yaml.safe_load(set_yaml.read_text()),
+                                            "gold_reps": gold_reps}))
     for target in ("lock:mini", "gold:mini"):
         out = p.doit("-n", "2", "-P", "process", target)
         if out.returncode != 0:
@@ -315,7 +324,11 @@ def main() -> None:
     ap.add_argument("--slots", type=int, default=2, help="sandbox slots c per engine")
     ap.add_argument("--reps", type=int, default=2, help="local / ray x1 pairs, ray x2 runs")
     ap.add_argument("--latency-ms", type=int, default=2000, help="simulated reply latency")
+    ap.add_argument("--smoke", action="store_true",
+                    help="2 attempts, 1 slot, one round, no latency, no Ray Client: does it run?")
     args = ap.parse_args()
+    if args.smoke:
+        args.attempts, args.slots, args.reps, args.latency_ms = 2, 1, 1, 0
     c, n = args.slots, args.attempts
     root = Path(tempfile.mkdtemp(prefix="bench-cluster-"))
     engine = start_engine()
@@ -327,7 +340,7 @@ def main() -> None:
     try:
         print(f"setting up: lock and gold gate of a 2-task set, {n} attempts a run, c = {c}, "
               f"replies {args.latency_ms} ms", flush=True)
-        p = _project(root, n // 2, c)
+        p = _project(root, n // 2, c, 1 if args.smoke else None)
         sim = root / "sim.yaml"
         sim.write_text(yaml.safe_dump({"faults": {"latency_ms": args.latency_ms}}))
         endpoint = start_simulated_endpoint(root / "tasks", sim)
@@ -341,7 +354,7 @@ def main() -> None:
         for rep in range(args.reps):  # B joins for the x2 run and leaves after it, each rep
             local.append(_timed_eval(p, f"local{rep}", c, None))
             ray1.append(_timed_eval(p, f"ray1-{rep}", c, f"ray:{cluster.gcs}"))
-            if client is None:
+            if client is None and not args.smoke:
                 client = _timed_eval(p, "client", c, cluster.address)
             b = cluster.start_worker(f"b{rep}", c, engine.host)
             print(f"node agent of B started in {_agents_up(cluster.gcs):.1f}s (once per "
@@ -351,11 +364,13 @@ def main() -> None:
             while any(n["NodeID"] == b.node_id for n in cluster.alive()):
                 time.sleep(0.5)
         _report(local, ray1, ray2)
-        assert client is not None
-        print(f"Ray Client (EVAL_EXECUTOR=ray://, a driver off the cluster), x1: busy "
-              f"{(client.busy / _median(local, 'busy') - 1) * 100:+.1f}% per attempt against local, "
-              f"warm-up {client.warmup:.1f}s (ray: {_median(ray1, 'warmup'):.1f}s), whole run "
-              f"{client.wall - _median(local, 'wall'):+.1f}s")
+        if client is None:
+            print("Ray Client: not run (--smoke)")
+        else:
+            print(f"Ray Client (EVAL_EXECUTOR=ray://, a driver off the cluster), x1: busy "
+                  f"{(client.busy / _median(local, 'busy') - 1) * 100:+.1f}% per attempt against "
+                  f"local, warm-up {client.warmup:.1f}s (ray: {_median(ray1, 'warmup'):.1f}s), "
+                  f"whole run {client.wall - _median(local, 'wall'):+.1f}s")
     finally:
         if endpoint is not None:
             endpoint.close()
@@ -366,12 +381,13 @@ def main() -> None:
     pool = WarmPool(size=1, max_idle_s=60, sandboxes=DockerSandboxes(client))
     try:
         image = client.images.get(BASE_TAG).id
-        cold = _ttfc(pool, image, warm=False, n=5)
-        warm = _ttfc(pool, image, warm=True, n=5)
+        times = 1 if args.smoke else 5
+        cold = _ttfc(pool, image, warm=False, n=times)
+        warm = _ttfc(pool, image, warm=True, n=times)
     finally:
         pool.close()
     print(f"time to first command: cold {statistics.median(cold) * 1000:.0f} ms, from the warm "
-          f"pool {statistics.median(warm) * 1000:.0f} ms (median of 5; "
+          f"pool {statistics.median(warm) * 1000:.0f} ms (median of {times}; "
           f"{statistics.median(cold) / statistics.median(warm):.1f}x)")
     shutil.rmtree(root, ignore_errors=True)
 

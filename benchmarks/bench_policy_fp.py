@@ -3,6 +3,7 @@ projects, scanned as the harness scans an attempt's patch.
 
     .venv/bin/python benchmarks/bench_policy_fp.py REPO [REPO ...] [--count 30] [--since 2018-01-01]
         [--json out.json] [--examples 3]
+    .venv/bin/python benchmarks/bench_policy_fp.py --smoke
 
 Each REPO is a git repository (a clone of any Python project). From each, `--count` commits are
 taken evenly across its non-merge history since `--since` whose message says they fix something
@@ -14,17 +15,24 @@ every changed file (what the grader reads back after `git apply`; `--patch-only`
 lines alone). It prints, per repository and
 in all: commits scanned, commits with a violation (a policy failure), with only flags, and the
 count per rule, with examples (commit, file:line, the line).
+
+`--smoke` generates its own repository instead (four commits: two honest fixes, one fix that
+reads `sys.modules`, one that changes only a test) and exits non-zero unless the run scans the
+three library fixes and finds the violation in that one alone.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import subprocess
 import sys
+import tempfile
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -99,9 +107,48 @@ def scan(repo: Path, sha: str, patch: bytes, whole: bool = True) -> Scan | None:
     return [f.to_dict() | {"fatal": f.fatal} for f in found], opaque
 
 
+_SMOKE_COMMITS = (  # (subject, path, text)
+    ("Add the library", "lib/calc.py", "def add(a, b):\n    return a - b\n"),
+    ("Fix add: it subtracted (closes #1)", "lib/calc.py", "def add(a, b):\n    return a + b\n"),
+    ("Fix the test of add", "tests/test_calc.py", "def test_add():\n    assert True\n"),
+    ("Fix a regression in add", "lib/calc.py",
+     "import sys\n\n\ndef add(a, b):\n    sys.modules.get('pytest')\n    return a + b\n"),
+)
+_SMOKE_VIOLATES = "Fix a regression in add"
+
+
+def smoke_repo(dest: Path) -> Path:
+    """A small repository shaped like a project's history: `_SMOKE_COMMITS`, a year apart."""
+    dest.mkdir(parents=True)
+    git(dest, "init", "-q")
+    for i, (subject, path, text) in enumerate(_SMOKE_COMMITS):
+        (dest / path).parent.mkdir(parents=True, exist_ok=True)
+        (dest / path).write_text(text)
+        git(dest, "add", "-A")
+        date = f"{2019 + i}-01-01T00:00:00"
+        subprocess.run(["git", "-C", str(dest), "commit", "-q", "-m", subject], check=True,
+                       env={**os.environ, "GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date,
+                            "GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@localhost",
+                            "GIT_COMMITTER_NAME": "bench",
+                            "GIT_COMMITTER_EMAIL": "bench@localhost"})
+    return dest
+
+
+def check_smoke(repo: Path, rows: list[dict[str, Any]]) -> None:
+    """The smoke's repository scanned as its commits say: the two fixes of library code (not
+    the one of a test), a violation in the one that reads `sys.modules` alone."""
+    subject = {r["commit"]: git(repo, "log", "-1", "--format=%s", r["commit"]).decode().strip()
+               for r in rows}
+    violating = [subject[r["commit"]] for r in rows if any(f["fatal"] for f in r["findings"])]
+    if len(rows) != 2 or violating != [_SMOKE_VIOLATES]:
+        raise SystemExit(f"smoke: expected 2 library fixes scanned and a violation in "
+                         f"{_SMOKE_VIOLATES!r} alone; scanned {sorted(subject.values())}, "
+                         f"violations in {violating}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("repos", nargs="+", type=Path)
+    ap.add_argument("repos", nargs="*", type=Path)
     ap.add_argument("--count", type=int, default=30, help="commits per repository")
     ap.add_argument("--since", default="2018-01-01")
     ap.add_argument("--max-lines", type=int, default=300)
@@ -109,7 +156,20 @@ def main() -> None:
     ap.add_argument("--json", type=Path)
     ap.add_argument("--patch-only", action="store_true",
                     help="scan the added lines alone, as when a grade holds no read-back sources")
+    ap.add_argument("--smoke", action="store_true",
+                    help="a generated repository of five commits instead of REPO: does it run?")
     args = ap.parse_args()
+    if args.smoke:
+        with tempfile.TemporaryDirectory() as tmp:
+            args.repos = [smoke_repo(Path(tmp) / "repo")]
+            check_smoke(args.repos[0], run(args))
+        return
+    if not args.repos:
+        ap.error("name at least one REPO (a git clone of a Python project), or --smoke")
+    run(args)
+
+
+def run(args: argparse.Namespace) -> list[dict[str, Any]]:
     rows, total = [], Counter[str]()
     for repo in args.repos:
         pool = candidates(repo, args.since)
@@ -152,6 +212,7 @@ def main() -> None:
           f"{total['flags_only']} with flags only")
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1))
+    return rows
 
 
 if __name__ == "__main__":

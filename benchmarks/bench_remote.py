@@ -10,7 +10,10 @@ two ways: one target after another (each `has` fetches its record and blobs in t
 pipeline's way, `Store.prefetch` over the run's keys (records and blobs in parallel).
 
     .venv/bin/python benchmarks/bench_remote.py [--keys 10000] [--warm-keys 2000] [--cold-keys 1000]
-                                                [--latency-ms 0]
+                                                [--latency-ms 0] [--smoke]
+
+`--smoke`: 20 keys of each kind (moto started and stopped as in a real run), exiting non-zero
+when a check finds a key missing or the server does not start.
 """
 
 from __future__ import annotations
@@ -104,7 +107,10 @@ def main() -> None:
                     help="records (one blob each) a first run on an empty store fetches")
     ap.add_argument("--latency-ms", type=float, default=0.0,
                     help="round-trip time added to every measured request (a remote bucket)")
+    ap.add_argument("--smoke", action="store_true", help="20 keys each: does it still run?")
     args = ap.parse_args()
+    if args.smoke:
+        args.keys = args.warm_keys = args.cold_keys = 20
     global LATENCY_S
     LATENCY_S = args.latency_ms / 1000
     keys = [f"{i:064x}" for i in range(args.keys)]

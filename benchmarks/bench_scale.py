@@ -18,6 +18,10 @@ size, and how each grows between sizes (x CPU for x attempts).
 
     .venv/bin/python benchmarks/bench_scale.py [--sizes 1000 10000 100000] [--run 4]
     .venv/bin/python benchmarks/bench_scale.py --smoke     # tiny sizes: does it still run?
+
+`--smoke`: 100 and 300 attempts, one of them run for real at each size. Without `--template` it
+needs no `make demo`: its template is a real run it makes first, the demo cut to its first task
+(no fixtures, no exploits, one gold rep, one attempt of reference-strong) in a store of its own.
 """
 
 from __future__ import annotations
@@ -39,6 +43,8 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from scale_project import ScaleProject, Template, build_project, land_attempts, read_template  # noqa: E402
+
+from benchmarks._demo import SET, demo_copy  # noqa: E402
 
 AGENTS, SAMPLES = 10, 5
 DOIT = [sys.executable, "-m", "doit", "-f", str(REPO / "dodo.py")]
@@ -152,6 +158,18 @@ def one_size(t: Template, root: Path, n: int, to_run: int) -> dict[str, Figure]:
     return figures
 
 
+def smoke_template(dest: Path) -> tuple[Path, ...]:
+    """A template made by a real run (Docker engine, simulated model): the demo cut to its first
+    task, `doit gold` then `doit eval` into a store of its own; its roots for `read_template`."""
+    env = demo_copy(dest, exploits=False, tasks=1, fixtures=False, gold_reps=1, samples=1,
+                    agents=["reference-strong"])
+    env = {**os.environ, **env, "EVAL_STORE": str(dest / "store"),
+           "EVAL_REPORTS": str(dest / "reports"), "PYTHONPATH": str(REPO)}
+    for target in (f"gold:{SET}", f"eval:{SET}"):
+        run([*DOIT, target], env, REPO)
+    return dest / "tasks", dest / "lock", dest / "store", dest / "evals", REPO / "agents"
+
+
 def table(sizes: list[int], results: dict[int, dict[str, Figure]]) -> str:
     names = list(dict.fromkeys(k for r in results.values() for k in r))
     head = f"{'command':32}" + "".join(f"{f'{n:,} wall/cpu/rss':>28}" for n in sizes)
@@ -200,19 +218,21 @@ def main() -> None:
     args = ap.parse_args()
     sizes = [100, 300] if args.smoke else sorted(args.sizes)
     to_run = min(args.run, 1) if args.smoke else args.run
-    if args.template is None:
-        roots = (REPO / "tasks", REPO / "lock", REPO / ".eval", REPO / "evals", REPO / "agents")
-        name = args.set or "demo"
-    else:
-        p = args.template
-        roots = (p / "tasks", p / "lock", p / "store", p / "evals", p / "agents")
-        name = args.set or next(x.parent.name for x in (p / "tasks").glob("*/set.yaml"))
-    template = read_template(name, *roots)
-    print(f"template: {len(template.runs)} graded attempts of task {template.task_id!r} "
-          f"({name}); shape: {AGENTS} agents x {SAMPLES} samples x N/{AGENTS * SAMPLES} tasks")
     results: dict[int, dict[str, Figure]] = {}
     base = args.keep or Path(tempfile.mkdtemp(prefix="bench-scale-"))
     try:
+        if args.template is None and args.smoke:  # CI has no `make demo` store: make one
+            roots, name = smoke_template(base / "template"), SET
+        elif args.template is None:
+            roots = (REPO / "tasks", REPO / "lock", REPO / ".eval", REPO / "evals", REPO / "agents")
+            name = args.set or SET
+        else:
+            p = args.template
+            roots = (p / "tasks", p / "lock", p / "store", p / "evals", p / "agents")
+            name = args.set or next(x.parent.name for x in (p / "tasks").glob("*/set.yaml"))
+        template = read_template(name, *roots)
+        print(f"template: {len(template.runs)} graded attempts of task {template.task_id!r} "
+              f"({name}); shape: {AGENTS} agents x {SAMPLES} samples x N/{AGENTS * SAMPLES} tasks")
         for n in sizes:
             print(f"size {n:,}:", flush=True)
             root = base / f"n{n}"

@@ -2,6 +2,7 @@
 included, and what the seal costs once.
 
     .venv/bin/python benchmarks/bench_seal.py [--reps 7] [--commits 50000] [--kb-per-commit 8]
+    .venv/bin/python benchmarks/bench_seal.py --smoke
 
 It generates two clones with `git fast-import` (tests/repos.py `long_history_repo`) and builds
 each into an image the way a user would (a Dockerfile that copies the clone, history included):
@@ -23,6 +24,10 @@ by rep over both images:
 
 It prints medians, the ratios the goal is about (upstream / small for agent and open: goal 1.5x
 or less) and sealed / unsealed, the one-time costs, and the load average before and after.
+
+`--smoke`: an "upstream" of 200 commits of 1 KB (its image kept, as each size's is), one rep
+and no warm-up: every step once, exiting non-zero when a seal shows later history or a step
+fails.
 """
 
 from __future__ import annotations
@@ -98,14 +103,20 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=7)
     ap.add_argument("--commits", type=int, default=50_000)
     ap.add_argument("--kb-per-commit", type=float, default=8.0)
+    ap.add_argument("--smoke", action="store_true",
+                    help="one rep, an upstream of 200 commits of 1 KB: does it still run?")
     args = ap.parse_args()
+    upstream: dict[str, float] = {"commits": args.commits, "kb_per_commit": args.kb_per_commit}
+    tag = f"evaluator-bench/history:{args.commits}"
+    if args.smoke:  # a tag of its own: the shape is not what `--commits 200` alone would make
+        args.reps, tag = 1, "evaluator-bench/history:smoke"
+        upstream = {"commits": 200, "kb_per_commit": 1, "later": 20, "files": 50, "tag_every": 50}
     print(f"load average before: {os.getloadavg()}", flush=True)
     client = docker.from_env()
     base = ensure_base_image(client, BASE_TAG)
     sandboxes = DockerSandboxes(client)
     images = {
-        "upstream": _image(client, f"evaluator-bench/history:{args.commits}", base,
-                           commits=args.commits, kb_per_commit=args.kb_per_commit),
+        "upstream": _image(client, tag, base, **upstream),
         "small": _image(client, "evaluator-bench/history:small", base, commits=20,
                         kb_per_commit=4, later=5, files=10, tag_every=5),
     }
@@ -122,8 +133,9 @@ def main() -> None:
         print(f"{name}: one-time inspect {inspected:.1f}s, seal {took:.1f}s ({stats['history']} "
               f"commits kept, {stats['commits'] - stats['history']} later commits and "
               f"{len(found.findings)} findings hidden)", flush=True)
-        _agent(sandboxes, image, sha, True)  # warm: the first open probes the image once
-        _agent(sandboxes, image, sha, False)
+        if not args.smoke:  # a smoke's one rep pays the probe: its figures mean nothing anyway
+            _agent(sandboxes, image, sha, True)  # warm: the first open probes the image once
+            _agent(sandboxes, image, sha, False)
     times: dict[str, dict[str, list[float]]] = {n: {"agent": [], "open": [], "unsealed": []}
                                                 for n in images}
     for _ in range(args.reps):  # rep by rep, so a passing load falls on both alike

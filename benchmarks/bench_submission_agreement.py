@@ -25,6 +25,7 @@ one must have no published outcome).
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import os
 import shutil
@@ -105,6 +106,8 @@ def main() -> int:
 
     py = official.python()
     work = a.out or Path(tempfile.mkdtemp(prefix="bench-submission-"))
+    if a.smoke and a.out is None:  # CI runs it on every push: nothing left behind
+        atexit.register(shutil.rmtree, work, True)
     t0 = time.monotonic()
     rows, preds = rows_and_patches(work, a.families.split(","), a.per_family)
     inst, pred_file = work / "instances.jsonl", work / "preds.jsonl"

@@ -13,6 +13,7 @@ is written under a work folder (a copy of the set, its lock and stores), never i
     python benchmarks/bench_swebench_agreement.py                  # demo: lock, gold, eval first
     python benchmarks/bench_swebench_agreement.py --store .eval --skip-run --agents reference-strong
     python benchmarks/bench_swebench_agreement.py --suites symp,tally  # upstream-size instances
+    python benchmarks/bench_swebench_agreement.py --smoke          # one task, one prediction
 
 `--suites` grades rows of the upstream runner shapes of tests/swebench/suites.py (sympy's
 `bin/test`, Django's runner, pytest -rA with PYTHONPATH=src or colour, pytest testing a plugin
@@ -27,11 +28,17 @@ printed apart: graders use the seal it made.
 The official harness creates its containers on Docker's default network; on an engine without
 a bridge (`dockerd --iptables=false --bridge=none`) `--no-bridge` (the default here) runs it with
 `network_mode="none"` added to each container it creates, which changes nothing it grades.
+
+`--smoke`: the demo path on a copy of the set cut to its first task (no gold-gate fixtures, no
+exploits, one gold rep, one sample of reference-strong, one worker): every step once, the
+official harness included, exiting non-zero unless both sides resolve the same ids and the round
+trip keeps every verdict and resolved id. `--suites` is left out (its images are upstream-size).
 """
 
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import os
 import shutil
@@ -91,25 +98,39 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=2, help="timed rounds of each side")
     ap.add_argument("--timeout", type=int, default=1800, help="the official harness's "
                     "--timeout per instance (its default)")
+    ap.add_argument("--smoke", action="store_true", help="the demo's first task, one prediction, "
+                    "one worker: does it still run and agree?")
     a = ap.parse_args()
+    if a.smoke:
+        a.set, a.workers, a.suites, a.skip_run, a.agents = "demo", 1, None, False, None
     official = ensure_official()
     if a.suites:
         suites(a, official)
         return
     work = a.out or Path(tempfile.mkdtemp(prefix="swebench-agree-"))
+    if a.smoke and a.out is None:
+        atexit.register(shutil.rmtree, work, True)
     store = a.store or work / "store"
     tasks = work / "tasks"
-    if not (tasks / a.set).is_dir():
+    copied: dict[str, str] = {}
+    if a.smoke:
+        sys.path.insert(0, str(ROOT))
+        from benchmarks._demo import demo_copy
+
+        copied = demo_copy(work, exploits=False, tasks=1, fixtures=False, gold_reps=1, samples=1,
+                           agents=["reference-strong"])
+    elif not (tasks / a.set).is_dir():
         shutil.copytree(Path(os.environ.get("EVAL_TASKS", ROOT / "tasks")) / a.set, tasks / a.set)
     env = {**os.environ, "EVAL_STORE": str(store), "PYTHONPATH": str(ROOT),
-           "EVAL_TASKS": str(tasks), "EVAL_LOCK_DIR": str(work / "lock")}
+           "EVAL_TASKS": str(tasks), "EVAL_LOCK_DIR": str(work / "lock"), **copied}
+    evals = Path(env.get("EVAL_EVALS", ROOT / "evals"))
     doit = [PY, "-m", "doit", "-f", str(ROOT / "dodo.py")]
     if a.skip_run:
         run([*doit, f"lock:{a.set}"], env)
     else:
-        for target in ("lock", "gold", "eval"):
+        for target in ("gold", "eval") if a.smoke else ("lock", "gold", "eval"):  # copy locked
             run([*doit, "-n", "4", "-P", "process", f"{target}:{a.set}"], env)
-    agents = a.agents or yaml.safe_load((ROOT / "evals" / f"{a.set}.yaml").read_text())["agents"]
+    agents = a.agents or yaml.safe_load((evals / f"{a.set}.yaml").read_text())["agents"]
     rows = []
     for agent in agents:
         out = work / agent
@@ -126,12 +147,21 @@ def main() -> None:
         for iid in sorted(ours ^ theirs):
             print(f"  differs: {iid}: ours {'resolved' if iid in ours else 'unresolved'}, "
                   f"official {'resolved' if iid in theirs else 'unresolved'}")
-    roundtrip(a.set, work, agents, env, doit)
+    differ = [f"{agent}: resolved ids differ" for agent, ours, theirs, _, _ in rows
+              if ours != theirs]
+    if not any(ours for _, ours, _, _, _ in rows):
+        differ.append("no prediction resolved on our side: agreement on nothing says nothing")
+    differ += roundtrip(a.set, work, agents, env, doit)
     print(f"files under {work}")
+    if a.smoke and differ:  # no fixture here flips by design: anything that differs is a fault
+        sys.exit("smoke: " + "; ".join(differ))
 
 
 def roundtrip(name: str, work: Path, agents: list[str], env: dict[str, str], doit: list[str]
-              ) -> None:
+              ) -> list[str]:
+    """Import the exported instances back, gate them and grade each agent's predictions there;
+    what differs from the original (a verdict, an agent's resolved ids)."""
+    differ = []
     rt = f"{name}-rt"
     t0 = time.monotonic()
     run([PY, "-m", "evaluator", "import", "swebench", str(work / agents[0] / "instances.jsonl"),
@@ -149,6 +179,10 @@ def roundtrip(name: str, work: Path, agents: list[str], env: dict[str, str], doi
         for tid in sorted(set(verdicts[name]) | set(verdicts[rt])):
             if verdicts[name].get(tid) != verdicts[rt].get(tid):
                 print(f"  {tid}: {verdicts[name].get(tid)} -> {verdicts[rt].get(tid)}")
+                differ.append(f"round trip: {tid} {verdicts[name].get(tid)} -> "
+                              f"{verdicts[rt].get(tid)}")
+    if not verdicts[rt]:
+        differ.append(f"round trip: no verdict read from gold:{rt}'s output")
     for agent in agents:
         out = work / agent
         run([PY, "-m", "evaluator", "predictions", "grade", str(out / "predictions.jsonl"),
@@ -160,7 +194,10 @@ def roundtrip(name: str, work: Path, agents: list[str], env: dict[str, str], doi
         print(f"round trip {agent}: {len(before)} resolved, {len(after)} after; same ids: "
               f"{before == after}" + (f" (differ: {sorted(before ^ after)})" if before != after
                                       else ""))
+        if before != after:
+            differ.append(f"round trip {agent}: resolved ids differ")
     print(f"round trip took {time.monotonic() - t0:.1f} s")
+    return differ
 
 
 def suites(a: argparse.Namespace, py: Path) -> None:
@@ -295,11 +332,22 @@ def official_side(py: Path, out: Path, agent: str, workers: int, bridge: bool
     t0 = time.monotonic()
     done = subprocess.run(cmd, cwd=where, text=True, capture_output=True)
     took = time.monotonic() - t0
-    reports = list(where.glob("*.agree.json"))
-    if not reports:
+    # Each instance's own report: the run's summary also inspects every container of the
+    # engine, and one another process removes meanwhile fails it (a shared engine).
+    resolved, graded = set(), 0
+    for line in (out / "predictions.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        iid = row["instance_id"]
+        report = (where / "logs" / "run_evaluation" / "agree" / row["model_name_or_path"] / iid
+                  / "report.json")
+        if report.is_file():
+            graded += 1
+            if json.loads(report.read_text())[iid]["resolved"]:
+                resolved.add(iid)
+    if not graded:
         sys.exit(f"the official harness wrote no report:\n{done.stdout[-3000:]}\n"
                  f"{done.stderr[-3000:]}")
-    return set(json.loads(reports[0].read_text())["resolved_ids"]), took
+    return resolved, took
 
 
 if __name__ == "__main__":

@@ -18,12 +18,17 @@ command to the next that way (an edit is gone before the tests run), so outputs 
 baseline measures the cost of a fresh container per command, which is the point of comparing.
 
     .venv/bin/python benchmarks/bench_throughput.py [--attempts 10] [--concurrency 1 4 8]
-        [--backends docker podman ...]
+        [--backends docker podman ...] [--smoke]
 
 Needs the Docker engine and the demo images and lock (`.venv/bin/doit lock:demo`), and each
 backend named (podman: its service, `.ci/podman-up`); a backend gets the images from the Docker
 engine by id on its first open, outside the timings. One that cannot open a sandbox is reported
 as not run, never left out silently.
+
+`--smoke`: one attempt at concurrency 1 on docker and daemonless, in a copy of the set cut to
+its first task (locked again, so its image is built where it is missing), fixed costs once:
+every step in about a minute, exiting non-zero when an attempt fails, a backend does not run or
+the backends' steps differ.
 """
 
 from __future__ import annotations
@@ -46,6 +51,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from benchmarks._demo import FIXTURES, demo_copy  # noqa: E402
 from evaluator.agents import Agent, load_agent  # noqa: E402
 from evaluator.attempts import attempt_key, attempt_material, attempt_seed, run_attempt  # noqa: E402
 from evaluator.errors import EvalError  # noqa: E402
@@ -59,7 +65,6 @@ from evaluator.simulated import start_simulated_endpoint  # noqa: E402
 from evaluator.store import Store  # noqa: E402
 from evaluator.taskset import Task, load_task_set  # noqa: E402
 
-FIXTURES = {"flaky-tag-export", "broken-gold-duration-parse"}  # gold-gate fixtures, not valid tasks
 AGENT = "reference-strong"
 BENCH_LABEL = "evaluator.bench-owner"  # marks this run's `docker run` containers
 
@@ -151,9 +156,10 @@ class RecordingModel:
         return self._run.timed("model request", lambda: self._inner.complete(messages, **kw))
 
 
-def plan(n: int, agent: Agent) -> list[Planned]:
-    ts = load_task_set("demo", REPO / "tasks")
-    lock = load_locked(ts, str(REPO / "lock"))
+def plan(n: int, agent: Agent, tasks: Path = REPO / "tasks",
+         locks: Path = REPO / "lock") -> list[Planned]:
+    ts = load_task_set("demo", tasks)
+    lock = load_locked(ts, str(locks))
     tasks = [t for t in ts.tasks if t.id not in FIXTURES]
     out = []
     for i in range(n):
@@ -352,8 +358,8 @@ def bring_image(sandboxes: Sandboxes, image: str) -> None:
               flush=True)
 
 
-def open_backends(names: list[str], attempts: list[Planned]) -> tuple[dict[str, Sandboxes],
-                                                                      dict[str, str]]:
+def open_backends(names: list[str], attempts: list[Planned], reps: int = 5
+                  ) -> tuple[dict[str, Sandboxes], dict[str, str]]:
     """name -> its Sandboxes, warmed up and with its fixed costs printed; name -> why not run."""
     opened, skipped = {}, {}
     for name in names:
@@ -367,13 +373,13 @@ def open_backends(names: list[str], attempts: list[Planned]) -> tuple[dict[str, 
                 sandboxes.open(pa.pin.image, pa.limits, user=pa.task.spec.user,
                                workdir=pa.task.spec.workdir, purpose="bench",
                                base_commit=pa.pin.base_commit).close()  # and its seal
-            fixed = fixed_costs(attempts, sandboxes)
+            fixed = fixed_costs(attempts, sandboxes, reps)
         except (EvalError, OSError) as e:
             skipped[name] = str(e)[-400:]
             continue
         b = sandboxes.backend()
         print(f"  {name} ({b.version}, disk {b.disk or '?'}{', ' + b.detail if b.detail else ''}) "
-              "fixed costs, median of 5: " + ", ".join(f"{k} {v * 1000:.0f} ms"
+              f"fixed costs, median of {reps}: " + ", ".join(f"{k} {v * 1000:.0f} ms"
                                                        for k, v in fixed.items()), flush=True)
         opened[name] = sandboxes
     return opened, skipped
@@ -386,11 +392,29 @@ def main() -> None:
     ap.add_argument("--concurrency", type=int, nargs="+", default=[1, 4, 8])
     ap.add_argument("--backends", nargs="+", default=list(BACKENDS),
                     help=f"sandbox backends, a column each (default: {' '.join(BACKENDS)})")
+    ap.add_argument("--smoke", action="store_true",
+                    help="one attempt, concurrency 1, docker and daemonless: does it still run?")
     args = ap.parse_args()
+    if args.smoke:
+        args.attempts, args.concurrency, args.backends = 1, [1], ["docker", "daemonless"]
     levels = sorted(set(args.concurrency) | {1})
 
     agent = load_agent(AGENT, REPO / "agents")
-    attempts = plan(args.attempts, agent)
+    with tempfile.TemporaryDirectory() as copy:
+        if args.smoke:  # the set cut to one task, its image built here if the engine lacks it
+            env = demo_copy(Path(copy), exploits=False, tasks=1, fixtures=False)
+            attempts = plan(args.attempts, agent, Path(env["EVAL_TASKS"]),
+                            Path(env["EVAL_LOCK_DIR"]))
+        else:
+            attempts = plan(args.attempts, agent)
+        problems = measure(args, levels, agent, attempts)
+    if args.smoke and problems:
+        raise SystemExit("smoke: " + "; ".join(problems))
+
+
+def measure(args: argparse.Namespace, levels: list[int], agent: Agent,
+            attempts: list[Planned]) -> list[str]:
+    """Run and print every config and the baseline; what went wrong (warnings, not run)."""
     m = agent.spec.model
     print(f"{len(attempts)} attempts ({AGENT} on {len({p.task.id for p in attempts})} demo tasks), "
           f"{os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}, concurrency {levels}, backends "
@@ -401,7 +425,7 @@ def main() -> None:
         prices = Prices.load(REPO / "evals" / "prices.yaml")
         model = OpenAIClient(endpoint.base_url, m.id, timeout_s=m.timeout_s, max_retries=m.max_retries,
                              prices=prices, max_in_flight=max(levels))
-        backends, skipped = open_backends(args.backends, attempts)
+        backends, skipped = open_backends(args.backends, attempts, 1 if args.smoke else 5)
         if not backends:
             raise SystemExit("no backend could open a sandbox: " + "; ".join(
                 f"{k}: {v}" for k, v in skipped.items()))
@@ -422,21 +446,25 @@ def main() -> None:
         model.close()
         neighbours.stop()
 
+    problems = []
     for backend, configs in results.items():
         for name, (_, runs) in configs.items():
             errors = [f"{pa.label}: {r.error}" for pa, r in zip(attempts, runs, strict=True)
                       if r.error]
             if errors:
-                print(f"WARNING {backend} {name}: {len(errors)} attempt(s) failed: "
-                      + "; ".join(errors[:3]))
+                problems.append(f"{backend} {name}: {len(errors)} attempt(s) failed: "
+                                + "; ".join(errors[:3]))
             if [r.steps for r in runs] != [r.steps for r in first]:
-                print(f"WARNING {backend} {name}: step counts differ from the first backend's "
-                      "concurrency 1, the work is not identical")
+                problems.append(f"{backend} {name}: step counts differ from the first backend's "
+                                "concurrency 1, the work is not identical")
             if [r.exit_reason for r in runs] != [r.exit_reason for r in first]:
-                print(f"WARNING {backend} {name}: exit reasons differ from the first backend's "
-                      "concurrency 1")
+                problems.append(f"{backend} {name}: exit reasons differ from the first "
+                                "backend's concurrency 1")
+    for problem in problems:
+        print(f"WARNING {problem}")
     for name, why in skipped.items():
         print(f"NOT RUN {name}: {why}")
+        problems.append(f"{name} not run: {why}")
 
     print(neighbours.report())
     n = len(attempts)
@@ -473,6 +501,7 @@ def main() -> None:
                 continue
             print(f"    {what:<20} {calls / n:5.1f} per attempt x {mean * 1000:7.1f} ms "
                   f"= {calls * mean / n:6.2f} s per attempt")
+    return problems
 
 
 if __name__ == "__main__":

@@ -7,10 +7,14 @@ best of a few runs: building the site's data from the store, rendering the page,
 size, and Chromium's time to load it from disk (navigation start to load event) and through
 the API (`/ui/`, which builds the data and renders per request). The same for a 10-step page
 and with cutting turned off, side by side. Goal: the 200-step page opens in under a second.
+
+`--smoke`: a 20-step page and a site of 12 attempts, each timed once, through the same
+Chromium and API: seconds, exiting non-zero when a page does not render or load.
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 import tempfile
 import time
@@ -19,11 +23,12 @@ from pathlib import Path
 GOAL_S = 1.0
 REPEATS = 5
 SITE_ATTEMPTS = 600
+STEPS = 200
 
 
-def best(fn, n: int = REPEATS) -> float:  # type: ignore[no-untyped-def]
+def best(fn, n: int | None = None) -> float:  # type: ignore[no-untyped-def]
     times = []
-    for _ in range(n):
+    for _ in range(REPEATS if n is None else n):
         t = time.perf_counter()
         fn()
         times.append(time.perf_counter() - t)
@@ -31,6 +36,12 @@ def best(fn, n: int = REPEATS) -> float:  # type: ignore[no-untyped-def]
 
 
 def main() -> None:
+    global REPEATS, SITE_ATTEMPTS, STEPS
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--smoke", action="store_true",
+                    help="a 20-step page, a 12-attempt site, once each: does it still run?")
+    if ap.parse_args().smoke:
+        REPEATS, SITE_ATTEMPTS, STEPS = 1, 12, 20
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
@@ -46,7 +57,7 @@ def main() -> None:
         w = ViewerWorld(root / "w", ("t1", "t2"), samples=1, agents=("base",))
         # Observations: mostly a screenful, every tenth a long test run, every 50th huge.
         outputs = ["line of output\n" * 30, "x" * 2_500, "F" * 40_000]
-        w.attempt("base", "t1", 0, "failed", steps=200, observation=lambda i: (
+        w.attempt("base", "t1", 0, "failed", steps=STEPS, observation=lambda i: (
             outputs[2] if i % 50 == 49 else outputs[1] if i % 10 == 9 else outputs[0]) + str(i))
         key = w.plan().find("base/t1/0").key
         w.attempt("base", "t2", 0, "resolved", steps=10)
@@ -57,7 +68,7 @@ def main() -> None:
         summary_s = best(lambda: len(report_site("mini", **w.kwargs).data.summary))
         site = report_site("mini", **w.kwargs)
         whole = Site(site.data, site.records, Limits(observation_chars=10**9))
-        pages = {"200 steps": (site, key), "200 steps, nothing cut": (whole, key),
+        pages = {f"{STEPS} steps": (site, key), f"{STEPS} steps, nothing cut": (whole, key),
                  "10 steps": (site, short)}
         rows = []
         out = root / "site"
@@ -91,13 +102,13 @@ def main() -> None:
           f"summary (the run index and grid need it): {summary_s * 1000:.0f} ms")
     base = rows[0]
     print(f"{'page':<24}{'render ms':>10}{'KB':>8}{'load from disk ms':>19}{'via API ms':>12}"
-          f"{'x 200-step':>12}")
+          f"{f'x {STEPS}-step':>12}")
     for label, render_s, size, _, _, disk_s, api_s in rows:
         api = f"{api_s * 1000:.0f}" if api_s is not None else "-"
         print(f"{label:<24}{render_s * 1000:>10.1f}{size / 1024:>8.0f}{disk_s * 1000:>19.0f}"
               f"{api:>12}{(render_s + disk_s) / (base[1] + base[5]):>12.2f}")
     opened = base[1] + base[5]
-    print(f"200-step page: rendered + loaded from disk in {opened * 1000:.0f} ms, "
+    print(f"{STEPS}-step page: rendered + loaded from disk in {opened * 1000:.0f} ms, "
           f"{opened / GOAL_S:.2f} of the {GOAL_S:.0f} s goal; through the API "
           f"{base[6] * 1000:.0f} ms, {base[6] / GOAL_S:.2f} of it")
 
@@ -129,6 +140,8 @@ def _load(driver, url: str) -> float:  # type: ignore[no-untyped-def]
             "const e = performance.getEntriesByType('navigation')[0];"
             "return e ? e.loadEventEnd - e.startTime : null;")
         times.append(max(wall, (nav or 0) / 1000))
+        if not driver.title.startswith("base on "):  # an error page loads fast too
+            raise SystemExit(f"{url} loaded {driver.title!r}, not an attempt page")
     return min(times)
 
 

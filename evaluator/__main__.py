@@ -10,6 +10,7 @@ lists the commands).
     evaluator images pull|load|list                           # sandbox images (daemonless)
     evaluator userns -- COMMAND ...                           # in the daemonless user namespace
     evaluator config                                          # the settings in force
+    evaluator contracts                                       # behaviour versions in keys
 
 A new command is one more function in `_REGISTRARS`: it adds its subparser and sets `run` to a
 function of the parsed arguments that returns the exit code. Commands name a task set with
@@ -25,7 +26,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from evaluator import api, export, pipeline, reports, sandbox, store, submissions
+from evaluator import api, export, pipeline, reports, sandbox, store, submissions, version
 from evaluator.settings import SettingError, check_set_given, given_paths, settings
 from evaluator.settings import add_commands as add_settings_commands
 
@@ -38,6 +39,7 @@ _REGISTRARS: tuple[Callable[[Any], None], ...] = (
     store.add_commands,  # `remote push`
     sandbox.add_commands,  # `images pull|load|list`
     add_settings_commands,  # `config`
+    version.add_commands,  # `contracts`
 )
 
 _EPILOG = """The pipeline's targets run under doit: `doit lock:<set>`, `doit gold:<set>`,

@@ -63,21 +63,33 @@ def keyer(items: Mapping[str, bytes], *fields: str) -> Callable[..., str]:
             current = b""
         else:
             current += items[name]
-    tail = current + b"}"
     order = {f: i for i, f in enumerate(fields)}
-    head = blake3.blake3(segments[0][0])
-    rest = [(order[name], seg) for seg, name in segments]  # (which value, bytes before it)
+    rest = tuple((order[name], seg) for seg, name in segments)  # (which value, bytes before it)
+    return _Keyer(segments[0][0], rest, current + b"}")
 
-    def key(*values: Any) -> str:
-        h = head.copy()
-        for n, (which, before) in enumerate(rest):
+
+class _Keyer:
+    """What `keyer` returns. A class, not a closure, so that it pickles: a GradeSpec caches
+    one (`attempt_keyer`) and the Ray executor ships specs to its workers; the hasher of the
+    leading bytes is made again from those bytes on the other side."""
+
+    __slots__ = ("_first", "_head", "_rest", "_tail")
+
+    def __init__(self, first: bytes, rest: tuple[tuple[int, bytes], ...], tail: bytes) -> None:
+        self._first, self._rest, self._tail = first, rest, tail
+        self._head = blake3.blake3(first)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _Keyer, (self._first, self._rest, self._tail)
+
+    def __call__(self, *values: Any) -> str:
+        h = self._head.copy()
+        for n, (which, before) in enumerate(self._rest):
             if n:
                 h.update(before)
             h.update(canonical_json(values[which]))
-        h.update(tail)
+        h.update(self._tail)
         return h.hexdigest()
-
-    return key
 
 
 @functools.lru_cache(maxsize=4096)

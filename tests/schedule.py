@@ -29,6 +29,9 @@ _TOGETHER = {
     "tests/pipeline/test_backends_e2e.py": "tests/pipeline/gated",  # the gated project
     "tests/pipeline/test_eval_e2e.py": "tests/pipeline/gated",
 }
+# Files whose tests share nothing (each runs a subprocess of its own): each test is a scope of
+# its own, weighed and handed out alone, so a file of many slow tests spreads over the workers.
+_EACH_TEST = ("tests/benchmarks/test_smoke.py",)
 
 
 def scope_of(file_scope: str) -> str:
@@ -38,6 +41,12 @@ def scope_of(file_scope: str) -> str:
     if file_scope.startswith("tests/executor/"):
         return "tests/executor"
     return _TOGETHER.get(file_scope, file_scope)
+
+
+def scope_of_test(nodeid: str) -> str:
+    """The scope of one test: its file's (`scope_of`), or the test itself in `_EACH_TEST`."""
+    file_scope = nodeid.split("::", 1)[0]
+    return nodeid if file_scope in _EACH_TEST else scope_of(file_scope)
 
 
 def _recorded() -> dict[str, float]:
@@ -55,7 +64,7 @@ def make_scheduler(config: Any, log: Any) -> Any:
 
     class _Scheduling(LoadFileScheduling):  # type: ignore[misc]
         def _split_scope(self, nodeid: str) -> str:
-            return scope_of(super()._split_scope(nodeid))
+            return scope_of_test(nodeid)
 
         def _assign_work_unit(self, node: Any) -> None:
             heaviest = max(self.workqueue, key=lambda s: weights.get(s, len(self.workqueue[s])))
@@ -73,7 +82,7 @@ class Recorder:
         self.seconds: dict[str, float] = defaultdict(float)
 
     def add(self, nodeid: str, duration: float) -> None:
-        self.seconds[scope_of(nodeid.split("::", 1)[0])] += duration
+        self.seconds[scope_of_test(nodeid)] += duration
 
     def write(self) -> None:
         where = os.environ.get(RECORD_ENV)

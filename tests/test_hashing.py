@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 import random
 from typing import Any
 
@@ -33,3 +34,14 @@ def test_parts_and_keyers_give_the_keys_of_the_whole_object() -> None:
         fixed = {k: v for k, v in items.items() if k not in fields}
         whole = {**obj, **dict(zip(fields, values, strict=True))}
         assert keyer(fixed, *fields)(*values) == hash_json(whole)
+
+
+def test_a_keyer_pickles_and_gives_the_same_keys_on_the_other_side() -> None:
+    """A GradeSpec caches its attempt keyer, and the Ray executor pickles specs to its workers
+    (a closure over a blake3 hasher failed there: every attempt of a Ray eval unfinished)."""
+    key = keyer({"image": b'"sha256:1"', "tests": b'["a","b"]'}, "patch", "rep")
+    key("warm", 0)  # the hasher of the leading bytes was used before it is shipped
+    shipped = pickle.loads(pickle.dumps(key))
+    for values in (("p1", 0), ("p2", 3), ("é", 1)):
+        assert shipped(*values) == key(*values) == hash_json(
+            {"image": "sha256:1", "tests": ["a", "b"], "patch": values[0], "rep": values[1]})

@@ -5,7 +5,9 @@ imports, imports inside functions too). A module that lives in the standard libr
 installed distribution ends the walk there: the interpreter is covered by its version, and the
 installed modules reached are where `_distributions` starts the agent's distribution closure.
 Imports made at run time from strings (`importlib.import_module(name)`) cannot be seen; list such
-modules in `extra_modules`.
+modules in `extra_modules`. A module of the harness itself (the reference agent, `AgentContext`)
+is held by the version of the behaviour contract that speaks for it, not by its source
+(`evaluator.version.stand_in`); the walk goes on through it, to the distributions it imports.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from evaluator.agents._distributions import owners
 from evaluator.errors import BadInputError
 from evaluator.hashing import hash_bytes, hash_file
 from evaluator.pysource import parse
+from evaluator.version import stand_in
 
 
 @dataclass(frozen=True)
@@ -170,12 +173,15 @@ def code_closure(roots: Sequence[str], search_path: Sequence[str]) -> Closure:
         path = Path(spec.origin)
         if path.suffix != ".py":
             # An extension module: its bytes are hashed, its imports cannot be read.
-            modules[name], files[name] = hash_file(path), path
+            modules[name], files[name] = stand_in(path) or hash_file(path), path
             continue
         data = path.read_bytes()
-        modules[name], files[name] = hash_bytes(data), path
+        digest = hash_bytes(data)
+        # A module of the harness stands in by the version of the contract that speaks for it:
+        # a comment or a refactor there is no new agent (docs/contracts.md).
+        modules[name], files[name] = stand_in(path) or digest, path
         is_package = spec.submodule_search_locations is not None
-        for imported in _imports_of(modules[name], data, str(path), name, is_package):
+        for imported in _imports_of(digest, data, str(path), name, is_package):
             todo.extend(n for n in _with_parents(imported) if n not in seen)
     return Closure(modules, files, external)
 

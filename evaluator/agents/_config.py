@@ -109,17 +109,37 @@ class Agent:
         return hash_json(self.prompts)
 
     @functools.cached_property
-    def identity(self) -> str:
-        """Hash of config, prompts, own code, folder and environment; where the endpoint lives
-        is not part of it."""
+    def identity_parts(self) -> dict[str, str]:
+        """What the identity hashes, part by part: its config (less where the endpoint lives),
+        prompts, own code, the versions of the contracts of the harness modules it runs through
+        (a label, `reference-agent-v1+sandbox-v1+...`), the other files of its folder, and its
+        environment. Attempt records keep them, so `doit plan` can say which part moved."""
         config = self.spec.model_dump()
         config["model"].pop("endpoint")
         # The isolation it runs under is the stronger of this ask and the operator's floor, and
         # that is in the attempt key; the ask alone changes nothing an attempt does.
         config.pop("isolation")
         config["model"]["simulated"] = self.simulated
-        return hash_json({"config": config, "prompts": self.prompts, "code": self.code.modules,
-                          "files": self.files, "environment": self.environment})[:32]
+        own = {m: h for m, h in self.code.modules.items() if not _harness(h)}
+        return {"config": hash_json(config), "prompts": hash_json(self.prompts),
+                "code": hash_json(own), "harness": _contracts_of(self.code.modules.values()),
+                "files": hash_json(self.files), "environment": hash_json(self.environment)}
+
+    @functools.cached_property
+    def identity(self) -> str:
+        """Hash of config, prompts, own code, folder and environment; where the endpoint lives
+        is not part of it."""
+        return hash_json(self.identity_parts)[:32]
+
+
+def _harness(digest: str) -> bool:
+    return digest.startswith("contract:") or digest == "harness:neutral"
+
+
+def _contracts_of(digests: Any) -> str:
+    """The label of the contracts the stand-ins name (`contract:sandbox-v1` -> `sandbox-v1`)."""
+    return "+".join(sorted({d.removeprefix("contract:") for d in digests
+                            if d.startswith("contract:")}))
 
 
 def resolve_entry_point(entry: str, where: str = "entry_point") -> Any:

@@ -5,7 +5,14 @@ from evaluator.attempts._conversation import FORMAT as CONVERSATION_FORMAT
 from evaluator.attempts._conversation import Conversation, thread_messages
 from evaluator.attempts._drive import AgentOutcome, drive_agent
 from evaluator.attempts._isolation import NAMESPACE, PROCESS, protect_harness, strongest
-from evaluator.attempts._key import attempt_key, attempt_material, attempt_price, attempt_seed
+from evaluator.attempts._key import (
+    attempt_key,
+    attempt_material,
+    attempt_price,
+    attempt_seed,
+    harness_environment,
+    input_digest,
+)
 from evaluator.attempts._meter import Meter, MeteredModel, MeteredSandbox
 from evaluator.attempts._plan import (
     EvalPlan,
@@ -18,6 +25,7 @@ from evaluator.attempts._provenance import checkout_state, provenance
 from evaluator.attempts._record import AttemptRecord, AttemptRun
 from evaluator.attempts._result import grade_attempt
 from evaluator.attempts._run import Trajectory, extract_patch, run_attempt
+from evaluator.attempts._stale import explain_results, explain_stale, recorded_inputs
 from evaluator.attempts._state import EvalState, StoredAttempt, StoredResult
 from evaluator.attempts._summary import attempt_status, format_summary, summarize, unpriced
 
@@ -39,6 +47,8 @@ __all__ = [
     "PlannedAttempt",
     "attempt_status",
     "estimate_cost",
+    "explain_results",
+    "explain_stale",
     "format_summary",
     "summarize",
     "grade_attempt",
@@ -46,6 +56,7 @@ __all__ = [
     "protect_harness",
     "strongest",
     "quarantined",
+    "recorded_inputs",
     "Concurrency",
     "EvalSpec",
     "Trajectory",
@@ -56,6 +67,8 @@ __all__ = [
     "checkout_state",
     "drive_agent",
     "extract_patch",
+    "harness_environment",
+    "input_digest",
     "load_eval",
     "provenance",
     "run_attempt",

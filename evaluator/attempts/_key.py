@@ -1,18 +1,30 @@
-"""The attempt key: everything pinned that can change what one attempt does."""
+"""The attempt key: everything pinned that can change what one attempt does.
+
+Of the harness it holds what an agent can observe, as declared behaviour versions (the
+contracts of `harness_version("attempt")`: sandbox observation, repository seal, model client,
+scaffold surface; docs/contracts.md), and the distributions the attempt's own code path imports,
+found as an agent's are (`code_closure`): never the harness's source, nor the whole
+requirements.lock, so a refactor or a web library's upgrade re-runs no attempt.
+"""
 
 from __future__ import annotations
 
 import functools
+import sys
 from dataclasses import asdict
 from typing import Any
 
-from evaluator.agents import Agent
+from evaluator.agents import Agent, code_closure, environment_identity
 from evaluator.hashing import canonical_items, hash_json, keyer
 from evaluator.lock import TaskPin
 from evaluator.model import Prices
 from evaluator.sandbox import SandboxLimits
 from evaluator.taskset import Task
-from evaluator.version import harness_version
+from evaluator.version import contract_versions
+
+# Where the harness's side of an attempt starts: running it (sandbox, model client, seal, the
+# patch) and the agent's process. What they import, transitively, is the attempt's code path.
+ATTEMPT_ROOTS = ("evaluator.attempts._run", "evaluator.agents._child")
 
 
 def attempt_seed(agent: Agent, sample_idx: int) -> int:
@@ -54,10 +66,40 @@ def attempt_material(agent: Agent, task: Task, pin: TaskPin, sample_idx: int,
         # What the agent's own process could reach can change what it does (a scaffold that
         # reads a file outside its folder works under one and fails under the other).
         "isolation": agent.spec.isolation or "namespace",
-        "harness": harness_version("attempt"),
-        # A simulated agent's replies come from the simulator's code: editing it re-runs them.
-        "simulator": harness_version("simulated") if agent.simulated else None,
+        "harness": {"contracts": contract_versions("attempt"), "environment": harness_environment()},
+        # A simulated agent's replies come from the simulator: a new version of it re-runs them.
+        "simulator": contract_versions("simulated") if agent.simulated else None,
     }
+
+
+@functools.cache
+def harness_environment() -> dict[str, Any]:
+    """The interpreter and the distributions the attempt's code path imports (their closure by
+    `Requires-Dist`, with start-up code), as an agent's identity holds its own: a distribution
+    no attempt imports (a plotting or web library) is not in it."""
+    closure = code_closure(ATTEMPT_ROOTS, sys.path)
+    return environment_identity(closure.external)
+
+
+def input_digest(material: dict[str, Any]) -> dict[str, Any]:
+    """What each part of an attempt's key was, compact enough to read back for a whole set in
+    one query (`doit plan` says from it which input moved): versions and short values as they
+    are, anything larger by a short hash. The per-sample parts (seed, sample index) are left
+    out: they name the slot, they do not move."""
+    out: dict[str, Any] = {}
+    for part, value in material.items():
+        if part in ("seed", "sample_idx"):
+            continue
+        if part == "harness":
+            out[part] = {"contracts": value["contracts"],
+                         "environment": hash_json(value["environment"])[:16]}
+        elif part == "simulator":
+            out[part] = value  # contract versions, or None
+        elif isinstance(value, (dict, list)) or (isinstance(value, str) and len(value) > 40):
+            out[part] = hash_json(value)[:16]
+        else:
+            out[part] = value
+    return out
 
 
 def attempt_key(material: dict[str, Any]) -> str:
@@ -76,3 +118,7 @@ def attempt_keys(agent: Agent, task: Task, pin: TaskPin, samples: int, limits: S
     key = keyer(canonical_items({k: v for k, v in base.items() if k not in _PER_SAMPLE}),
                 *_PER_SAMPLE)
     return [key(s, attempt_seed(agent, s)) for s in range(samples)]
+
+
+__all__ = ["ATTEMPT_ROOTS", "attempt_key", "attempt_keys", "attempt_material", "attempt_price",
+           "attempt_seed", "harness_environment", "input_digest"]

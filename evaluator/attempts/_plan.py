@@ -18,7 +18,14 @@ from evaluator.attempts._isolation import (
 )
 from evaluator.attempts._key import attempt_keys, attempt_price, attempt_seed
 from evaluator.errors import BadInputError
-from evaluator.gold import INCOMPLETE, VALID, VerdictRecord, required_spec, verdicts
+from evaluator.gold import (
+    INCOMPLETE,
+    VALID,
+    VerdictRecord,
+    required_spec,
+    verdicts,
+    why_undecided,
+)
 from evaluator.grading import GradeSpec, grade_spec
 from evaluator.lock import Lock
 from evaluator.result import result_key
@@ -69,6 +76,13 @@ class EvalPlan:
                                 f"agent's model:\n{lines}")
 
     @functools.cached_property
+    def prices(self) -> dict[str, dict[str, Any] | str | None]:
+        """Each agent's model price as its attempts' keys hold it (`attempt_price`), the
+        price table read once: an attempt's inputs are made again from it, per attempt."""
+        table = self.spec.price_table()
+        return {name: attempt_price(agent, table) for name, agent in self.agents.items()}
+
+    @functools.cached_property
     def _by_label(self) -> dict[str, PlannedAttempt]:
         return {pa.label: pa for pa in self.attempts}
 
@@ -104,9 +118,11 @@ def plan_eval(task_set: TaskSet, lock: Lock, spec: EvalSpec, store: Store,
     gate = verdicts(store, task_set, lock)
     undecided = sorted(t for t, v in gate.items() if v.verdict == INCOMPLETE)
     if undecided:
+        why = "; ".join(why_undecided(store, task_set.name, undecided, lock.version))
         raise BadInputError(
             f"the gold gate of {task_set.name!r} is not decided for {len(undecided)} task(s) "
-            f"({', '.join(undecided[:5])}); run `doit gold:{task_set.name}` first"
+            f"({', '.join(undecided[:5])}{', ...' if len(undecided) > 5 else ''}); why: {why}; "
+            f"run `doit gold:{task_set.name}` first"
         )
     limits = grade_spec(task_set, task_set.tasks[0], lock).limits
     table = spec.price_table()

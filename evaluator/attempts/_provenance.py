@@ -18,8 +18,9 @@ from typing import Any
 
 from evaluator.agents import Agent
 from evaluator.attempts._isolation import code_roots
+from evaluator.attempts._key import harness_environment
 from evaluator.hashing import hash_json
-from evaluator.version import harness_version
+from evaluator.version import contract_versions, source_hash
 
 _HARNESS_ROOT = Path(__file__).resolve().parents[2]
 _LISTED = 20  # changed paths named in a record; the rest are counted
@@ -88,10 +89,15 @@ _agent_states: dict[tuple[str, str], dict[str, Any]] = {}
 
 
 def provenance(agent: Agent | None = None) -> dict[str, Any]:
-    """The harness's commit and changes (untracked files included), and the agent's."""
+    """The harness's commit and changes (untracked files included), its exact build (`source`,
+    a hash of its files: provenance, in no key) and the contract versions the attempt's key
+    holds; and the agent's code state."""
     harness = _harness_state()
     out: dict[str, Any] = {"git_commit": harness["git_commit"], "git_dirty": harness["git_dirty"],
-                           "harness_version": harness_version("attempt")}
+                           "harness_source": source_hash(),
+                           "contracts": contract_versions("attempt"),
+                           # the distributions the attempt's key holds, by name and version
+                           "distributions": harness_environment().get("distributions", [])}
     if agent is not None:
         key = (agent.identity, str(agent.dir))
         if key not in _agent_states:

@@ -47,14 +47,24 @@ class AttemptRecord(Record, AttemptRun):
     lock_version: str = ""
     simulated: bool = False
     isolation: str | None = None  # the isolation it ran under
-    agent: dict[str, Any] = {}  # name, identity, prompt_hash, model
+    # name, identity, prompt_hash, model; `parts`: what the identity hashes, part by part, and
+    # `distributions`: its environment's [name, version] (to say which moved)
+    agent: dict[str, Any] = {}
+    # What each part of its key was (`input_digest`): `doit plan` reads it back for a whole set
+    # in one query to say why an attempt is stale ("sandbox observation v1 -> v2").
+    inputs: dict[str, Any] = {}
 
     @classmethod
-    def of(cls, run: AttemptRun, pa: Any, task_set: str, lock_version: str) -> AttemptRecord:
-        """The record of planned attempt `pa` (a PlannedAttempt) from its run."""
+    def of(cls, run: AttemptRun, pa: Any, task_set: str, lock_version: str,
+           inputs: dict[str, Any] | None = None) -> AttemptRecord:
+        """The record of planned attempt `pa` (a PlannedAttempt) from its run; `inputs` its
+        key's parts (`input_digest`)."""
         agent = pa.agent
         return cls(
             **run.model_dump(), task_set=task_set, task_id=pa.task.id, sample_idx=pa.sample_idx,
             lock_version=lock_version, simulated=agent.simulated, isolation=agent.spec.isolation,
             agent={"name": agent.name, "identity": agent.identity,
-                   "prompt_hash": agent.prompt_hash, "model": agent.spec.model.id})
+                   "prompt_hash": agent.prompt_hash, "model": agent.spec.model.id,
+                   "parts": agent.identity_parts,
+                   "distributions": agent.environment.get("distributions", [])},
+            inputs=inputs or {})

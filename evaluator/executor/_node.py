@@ -19,25 +19,31 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from evaluator.attempts import AttemptRun, run_attempt
+from evaluator.attempts import AttemptRun, harness_environment, run_attempt
 from evaluator.errors import InfraError
 from evaluator.executor._bound import cluster_limiter
 from evaluator.executor._pool import WarmPool
 from evaluator.executor._protocol import AttemptWork, WorkLost
 from evaluator.grading import DockerGrader, GradeOutcome, GradeSpec
+from evaluator.hashing import hash_json
 from evaluator.sandbox import SandboxLimits, open_backend
 from evaluator.settings import settings
 from evaluator.store import Store
-from evaluator.version import harness_version
+from evaluator.version import harness_version, source_hash
 
 # Ray is an optional extra (`make venv-ray`): each `import ray` sits in the function that needs
 # it, so the local executor never loads it.
 
-VERSIONED = ("attempt", "grader", "simulated")
+# What a node must share with the driver for its attempts and grades to be the ones their keys
+# name: the contract versions and the distributions the attempt's code path imports.
+VERSIONED = ("attempt", "grader", "simulated", "environment")
 
 
 def local_versions() -> dict[str, str]:
-    return {c: harness_version(c) for c in VERSIONED}
+    """The outcome-relevant versions (`VERSIONED`) and the exact build (`source`): a node agent
+    of another build is replaced, work from a driver of other versions refused."""
+    return {**{c: harness_version(c) for c in ("attempt", "grader", "simulated")},
+            "environment": hash_json(harness_environment())[:16], "source": source_hash()}
 
 
 class NodeAgent:
@@ -156,9 +162,9 @@ class NodeAgent:
         mine = local_versions()
         differ = sorted(c for c in VERSIONED if versions.get(c) != mine[c])
         if differ:
-            raise InfraError(f"this node runs other harness code than the driver ({', '.join(differ)}"
-                             " differ); start every node from the same checkout and "
-                             "requirements.lock as the machine running doit")
+            raise InfraError(f"this node runs other harness behaviour than the driver "
+                             f"({', '.join(differ)} differ); start every node from the same "
+                             "checkout and requirements.lock as the machine running doit")
         with self._lock:
             self._running += 1
             self._started.add(ticket)

@@ -38,6 +38,7 @@ from evaluator.gold._verdict import (
     decide,
     decide_tests,
 )
+from evaluator.gold._why import why_undecided
 
 __all__ = [
     "BROKEN_GOLD",
@@ -71,5 +72,6 @@ __all__ = [
     "required_spec",
     "run_grade",
     "verdicts",
+    "why_undecided",
     "write_verdict",
 ]

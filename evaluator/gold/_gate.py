@@ -38,12 +38,9 @@ from evaluator.hashing import hash_bytes, hash_json
 from evaluator.lock import Lock, blob_matches
 from evaluator.store import Store
 from evaluator.taskset import Task, TaskSet
-from evaluator.version import harness_version
+from evaluator.version import contract, contract_versions, harness_version
 
 EMPTY_PATCH = b""
-VERDICT_RULE = 6  # 4: the exploit gate; 5: reps with no report are no flips, skips named;
-# 6: the calibration
-
 
 
 @dataclass(frozen=True)
@@ -63,11 +60,11 @@ class GoldPlan:
 
     @property
     def verdict_key(self) -> str:
-        # The rule's version: verdicts decided by an older rule (before per-test flakiness)
-        # are decided again from the same stored grades, which costs no grading.
+        # The rule's version (the `verdict` contract): verdicts decided by an older rule are
+        # decided again from the same stored grades, which costs no grading.
         return hash_json({"gold": list(self.gold_keys), "empty": list(self.empty_keys),
                           "exploits": [list(k) for k in self.exploit_keys],
-                          "rule": VERDICT_RULE})
+                          "rule": contract("verdict").version})
 
 
 def plan_gold(task_set: TaskSet, lock: Lock) -> list[GoldPlan]:
@@ -174,6 +171,8 @@ def write_verdict(store: Store, task_set: TaskSet, lock: Lock, plan: GoldPlan) -
         dropped=d.dropped, skipped=list(d.skipped), unreported=list(d.unreported),
         no_report=list(d.no_report), fixture=plan.task.spec.fixture, lock_version=lock.version,
         grader_version=harness_version("grader"),
+        rules={**contract_versions("verdict"), **contract_versions("exploits"),
+               **contract_versions("result")},
         gold_grades=list(plan.gold_keys), empty_grades=list(plan.empty_keys),
         gold_resolved=[g and g.resolved for g in gold],
         empty_resolved=[g and g.resolved for g in empty],

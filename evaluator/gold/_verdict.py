@@ -63,6 +63,7 @@ class VerdictRecord(Record):
     fixture: str | None = None  # the task's gold-gate fixture (flaky, broken-gold), if any
     lock_version: str = ""
     grader_version: str = ""
+    rules: dict[str, int] = {}  # versions of the verdict rule, the exploits and the result rule
     gold_grades: list[str] = []  # grade keys, one per rep
     empty_grades: list[str] = []
     gold_resolved: list[bool | None] = []  # None: that rep's grade is missing

@@ -29,6 +29,12 @@ from evaluator.grading._twins import Candidate, TestFile, candidates
 from evaluator.sandbox import Sandbox, Sandboxes
 
 
+def new_nonce() -> str:
+    """This grade's nonce: fresh names, canaries and twins are drawn from it, so a re-grade
+    draws others (a seam: a conformance test fixes it to make a grade a function of its patch)."""
+    return secrets.token_hex(8)
+
+
 class DockerGrader:
     """Grades in fresh sandboxes from the pinned image digest, opened by `sandboxes` (any
     backend's, the name notwithstanding); infra failures raise InfraError."""
@@ -53,7 +59,7 @@ class DockerGrader:
             yield sb
 
     def _grade(self, spec: GradeSpec, prep: Prepared, hidden: dict[str, bytes]) -> GradeOutcome:
-        nonce = secrets.token_hex(8)
+        nonce = new_nonce()
         common: dict[str, Any] = {"dropped": prep.dropped, "opaque": prep.opaque, "nonce": nonce}
         with self._open(spec) as sb:
             gdir, refused, sources = lay(sb, spec, prep, hidden, self._hardened)

@@ -22,7 +22,7 @@ failed (its message is in the output).
 
 from __future__ import annotations
 
-from evaluator.hashing import hash_bytes
+from evaluator.version import harness_version
 
 SCRIPT = r"""
 set -u
@@ -211,5 +211,8 @@ done
 : > "$N/.wh..wh..opq"
 echo sealed
 """
-# Which sealing code read a repository: a history it recorded holds only for the same one.
-SEALER = hash_bytes(SCRIPT.encode())[:16]
+# Which sealing behaviour read a repository: a history it recorded, and a seal it made, hold only
+# for the same one. The declared version of the seal contract, never the script's bytes: a
+# comment here is no new seal and no new lock (tests/contracts/test_seal_golden.py pins what
+# the seal shows; docs/contracts.md).
+SEALER = harness_version("seal")

@@ -17,10 +17,13 @@ from evaluator.attempts import (
     EvalPlan,
     EvalState,
     estimate_cost,
+    explain_results,
+    explain_stale,
     format_summary,
     grade_attempt,
     protect_harness,
     quarantined,
+    recorded_inputs,
     summarize,
 )
 from evaluator.console import say
@@ -110,7 +113,8 @@ def _run_attempt(name: str, label: str, plan: EvalPlan, pa: Any, store: Store) -
                     break
                 continue
             actual = run.cost["total_usd"]
-            store.write(pa.key, AttemptRecord.of(run, pa, name, plan.lock.version))
+            store.write(pa.key, AttemptRecord.of(run, pa, name, plan.lock.version,
+                                                 recorded_inputs(plan, pa)))
             failed = False
             break
     except EvalError as exc:
@@ -218,8 +222,12 @@ def _plan_action(name: str) -> TaskFailed | None:
         total += cost * len(pas)
         say(f"agent {agent}: {len(pas)} attempt(s) would run, ~${cost * len(pas):.4f} "
             f"(~${cost:.4f} each: {how})")
+    for line in explain_stale(store, plan, todo):  # why, before anything is paid for
+        say(f"why: {line}")
     say(f"{len(todo)} of {len(plan.attempts)} attempts would run; estimated cost ${total:.4f}"
         + (f"; budget per run ${plan.spec.budget_usd}" if plan.spec.budget_usd else ""))
+    for line in explain_results(store, plan):
+        say(f"then: {line}")
     for agent, why in sorted(plan.refused.items()):
         say(f"refused: agent {agent!r}: {why}")
     return None

@@ -4,6 +4,9 @@ Layout under the configured prefix:
 
     blobs/<blake3 hex>              the blob's bytes
     records/<kind>/<key>.json       one record envelope per target, created once
+    leases/<kind>/<key>             who is running that target now (see evaluator.store's
+                                    _remote_lease): created if absent, renewed and released
+                                    only by the ETag its holder last saw
 
 This class moves bytes and nothing else; checking what comes back (hashes, envelopes) is the
 store's job, so a misbehaving server or a poisoned object is caught in one place.
@@ -88,7 +91,56 @@ class S3Remote:
         """Upload a blob; one already there has the same bytes by its name, so it is kept."""
         self._put_once(self._blob_key(digest), data)
 
+    # leases: conditional on absence (If-None-Match) or on the ETag last seen (If-Match) ---------
+    def create_lease(self, kind: str, key: str, data: bytes) -> str | None:
+        """Create the lease object if none is there; its ETag, or None when one already is."""
+        return self._put_lease(kind, key, data, IfNoneMatch="*")
+
+    def read_lease(self, kind: str, key: str) -> tuple[bytes, str] | None:
+        """The lease's bytes and ETag, or None when there is none."""
+        name = self._lease_key(kind, key)
+        try:
+            resp = self._s3().get_object(Bucket=self.config.bucket, Key=name)
+            data: bytes = resp["Body"].read()
+        except Exception as exc:
+            if _code(exc) in ("NoSuchKey", "404"):
+                return None
+            raise self._translate(f"get {name}", exc) from exc
+        return data, str(resp["ETag"])
+
+    def replace_lease(self, kind: str, key: str, data: bytes, etag: str) -> str | None:
+        """Overwrite the lease only if it is still the one seen (`etag`); its new ETag, or None
+        when it changed or went meanwhile (another machine renewed, took or released it)."""
+        return self._put_lease(kind, key, data, IfMatch=etag)
+
+    def delete_lease(self, kind: str, key: str, etag: str) -> bool:
+        """Delete the lease only if it is still the one seen; False when it is not."""
+        name = self._lease_key(kind, key)
+        try:
+            self._s3().delete_object(Bucket=self.config.bucket, Key=name, IfMatch=etag)
+        except Exception as exc:
+            if _code(exc) in ("PreconditionFailed", "412", "NoSuchKey", "404"):
+                return False
+            raise self._translate(f"delete {name}", exc) from exc
+        return True
+
     # internals -------------------------------------------------------------------------------
+    def _put_lease(self, kind: str, key: str, data: bytes, **condition: str) -> str | None:
+        name = self._lease_key(kind, key)
+        if not self.writable:
+            raise RemoteAccessError(f"refusing to write {name} to {self.url}: ${MODE_ENV} is "
+                                    f"'read'")
+        try:
+            resp = self._s3().put_object(Bucket=self.config.bucket, Key=name, Body=data,
+                                         **condition)
+        except Exception as exc:
+            # 412: the condition failed; 404: If-Match on a lease gone; 409: a racing write
+            if _code(exc) in ("PreconditionFailed", "412", "NoSuchKey", "404",
+                              "ConditionalRequestConflict"):
+                return None
+            raise self._translate(f"put {name}", exc) from exc
+        return str(resp["ETag"])
+
     def _s3(self) -> Any:
         with self._lock:
             if self._client is None or self._pid != os.getpid():
@@ -158,6 +210,11 @@ class S3Remote:
         if not _NAME.match(key):
             raise ValueError(f"record key {key!r} is not a plain name")
         return f"{self._record_prefix(kind)}{key}.json"
+
+    def _lease_key(self, kind: str, key: str) -> str:
+        if not _NAME.match(kind) or not _NAME.match(key):
+            raise ValueError(f"lease {kind!r}/{key!r} is not named by plain names")
+        return f"{self.config.prefix}leases/{kind}/{key}"
 
     def _blob_key(self, digest: str) -> str:
         if not _DIGEST.match(digest):

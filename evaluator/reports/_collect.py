@@ -20,6 +20,7 @@ from evaluator.reports._inputs import Inputs
 from evaluator.reports._pinning import GRADED, carried_over, check_result, check_verdict
 from evaluator.result import FLAGGED, RESOLVED, Reviews, flag_lines
 from evaluator.subjects import Subject, agent_subject, prediction_subjects, subject_cells
+from evaluator.version import harness_version
 
 _MAX_PROBLEMS = 30
 
@@ -89,6 +90,7 @@ def collect(inputs: Inputs) -> Collected:
              f"task as now; they count for lock version {inputs.lock_version}"
              for v, n in sorted(carried.items())]
     notes += _unreached(inputs, cells)
+    notes += _redecided(inputs, cells)
     return Collected(cells, notes, subjects)
 
 
@@ -133,6 +135,33 @@ def reviewed(cell: Cell, reviews: Reviews) -> Cell:
                    "reviewed_by": review.by if review else None})
 
 
+def _redecided(inputs: Inputs, cells: list[Cell]) -> list[str]:
+    """Early cutoff, said: results decided again after a contract of grading or of the rule
+    moved (a harness upgrade re-grades, it never re-runs an agent), how many kept the outcome
+    they had and which changed. One indexed query of the set's results, their versions only."""
+    current = {c["attempt"]: c for c in cells if c.get("result")}
+    older: dict[str, tuple[float, str, str]] = {}
+    for key, attempt, grader, rule, status, created in inputs.store.fields(
+            "result", ("attempt", "grader_version", "result_version", "status",
+                       "created"), task_set=inputs.name):
+        cell = current.get(attempt)
+        if cell is None or key == cell["result"]:
+            continue
+        version = f"{grader or '?'} / {rule or '?'}"
+        if attempt not in older or (created or 0) > older[attempt][0]:
+            older[attempt] = (created or 0, version, status)
+    if not older:
+        return []
+    changed = sorted(f"{current[a]['agent']}/{current[a]['task_id']}/{current[a]['sample_idx']} "
+                     f"({status} -> {current[a]['status']})"
+                     for a, (_, _, status) in older.items() if status != current[a]["status"])
+    froms = ", ".join(sorted({v for _, v, _ in older.values()}))
+    shown = "; changed: " + ", ".join(changed[:10]) + (" ..." if len(changed) > 10 else "")
+    return [f"{len(older)} result(s) were decided again under {inputs.grader_version} / "
+            f"{harness_version('result')} (before: {froms}); {len(older) - len(changed)} kept "
+            f"their outcome" + (shown if changed else "")]
+
+
 def _once(value: Any) -> Any:
     return sys.intern(value) if isinstance(value, str) else value
 
@@ -148,6 +177,6 @@ def _unreached(inputs: Inputs, cells: list[Cell]) -> list[str]:
         return []
     agents = sorted({str(s) for s in others})
     return [f"{len(others)} other result record(s) of {inputs.name!r} in the store are not "
-            f"part of this report (other agent versions, grader versions, harness code or "
+            f"part of this report (other agent versions, grader or rule versions, or "
             f"pins; agents: {', '.join(agents)}); `compare` can still reach them by agent "
             f"identity"]

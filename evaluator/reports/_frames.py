@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 
 from evaluator.reports._collect import Collected
@@ -59,13 +60,15 @@ def _frame(pd: Any, rows: list[dict[str, Any]], order: tuple[str, ...]) -> pd.Da
 _ATTEMPT_FIELDS = ("steps", "agent.model", "usage.prompt_tokens", "usage.completion_tokens",
                    "cost.model_usd", "cost.sandbox_usd", "cost.sandbox_s", "started",
                    "finished", "patch", "patch_bytes", "provenance.git_commit",
-                   "provenance.git_dirty", "provenance.harness_version")
+                   "provenance.git_dirty", "provenance.harness_source",
+                   "provenance.contracts")
 
 
 def _attempt_details(a: dict[str, Any] | None) -> dict[str, Any]:
     a = a or {}
     started, finished = a.get("started"), a.get("finished")
     dirty = a.get("provenance.git_dirty")
+    contracts = a.get("provenance.contracts")
     return {
         "steps": a.get("steps"),
         "model": a.get("agent.model"),
@@ -80,5 +83,7 @@ def _attempt_details(a: dict[str, Any] | None) -> dict[str, Any]:
         "patch_bytes": a.get("patch_bytes"),
         "git_commit": a.get("provenance.git_commit"),
         "git_dirty": None if dirty is None else bool(dirty),
-        "harness_version": a.get("provenance.harness_version"),
+        "harness_source": a.get("provenance.harness_source"),
+        # the contract versions the attempt's key held (the index gives an object as JSON text)
+        "contracts": json.loads(contracts) if isinstance(contracts, str) else contracts,
     }

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 
 from evaluator.attempts import EvalPlan, EvalSpec, load_eval, plan_eval
 from evaluator.errors import StaleLockError
-from evaluator.gold import INCOMPLETE, VerdictRecord, verdicts
+from evaluator.gold import INCOMPLETE, VerdictRecord, verdicts, why_undecided
 from evaluator.lock import Lock, load_locked
 from evaluator.reports._sources import Sources
 from evaluator.result import Reviews
@@ -61,7 +60,7 @@ def open_inputs(name: str, sources: Sources) -> Inputs:
         raise StaleLockError(
             f"the gold gate of {name!r} is not decided under lock version {lock.version} and "
             f"grader version {grader} for {len(undecided)} task(s)",
-            _gate_problems(store, name, undecided, grader),
+            _gate_problems(store, name, undecided, lock),
         )
     plan = plan_eval(task_set, lock, spec, store, sources.agents_root)
     reviews = Reviews.load(sources.reviews_root / f"{name}.yaml")
@@ -77,17 +76,9 @@ def _eval_or_predictions(name: str, sources: Sources, store: Store) -> EvalSpec:
     return load_eval(name, sources.evals_root)
 
 
-def _gate_problems(store: Store, name: str, undecided: list[str], grader: str) -> list[str]:
+def _gate_problems(store: Store, name: str, undecided: list[str], lock: Lock) -> list[str]:
     shown = ", ".join(undecided[:_MAX_LISTED]) + (" ..." if len(undecided) > _MAX_LISTED else "")
-    problems = [f"no verdict for: {shown}"]
-    # Say why when verdicts exist but were made from other inputs: that is the usual cause
-    # (grading code or requirements.lock changed), and it is not fixed by waiting.
-    stored = [r for r in store.select(VerdictRecord, task_set=name) if r.task_id in undecided]
-    if stored:
-        versions = Counter(r.grader_version or "unrecorded" for r in stored)
-        listed = ", ".join(f"{v}: {n}" for v, n in sorted(versions.items()))
-        problems.append(f"grader version differs: the store holds {len(stored)} verdict(s) for "
-                        f"these tasks from other grader versions ({listed}); the harness grader "
-                        f"is now {grader} (grading code or requirements.lock changed since)")
-    problems.append(f"run `doit gold:{name}` (then `doit eval:{name}`)")
-    return problems
+    # Say why: usually a contract's version moved (a harness upgrade), not fixed by waiting.
+    return [f"no verdict for: {shown}",
+            *(f"why: {line}" for line in why_undecided(store, name, undecided, lock.version)),
+            f"run `doit gold:{name}` (then `doit eval:{name}`)"]

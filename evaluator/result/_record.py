@@ -42,8 +42,9 @@ def grade_patch(store: Store, grader: Grader, spec: GradeSpec, patch: bytes,
 
 def result_key(of: str, grade: str) -> str:
     """The key of the result of the attempt or prediction keyed `of` with the grade keyed
-    `grade`. The policy's and the rule's code are in it (not in the attempt's key), so changing
-    either decides again from the stored grades, with no agent run and no grade made again."""
+    `grade`. The version of the policy and the rule (the `result` contract) is in it, not in the
+    attempt's key, so a bump decides again from the stored grades, with no agent run and no
+    grade made again."""
     return hash_json({"result": of, "grade": grade, "rule": harness_version("result")})
 
 
@@ -69,6 +70,7 @@ class ResultRecord(Record):
     agent_identity: str  # the subject's identity
     lock_version: str
     grader_version: str
+    result_version: str = ""  # the result rule's and policy's (`harness_version("result")`)
     simulated: bool = False
     predictions: bool = False  # a predictions file's row, not an agent's attempt
     instance_id: str | None = None  # a prediction's SWE-bench instance id
@@ -88,7 +90,8 @@ def record_result(store: Store, key: str, graded: Graded, *, spec: GradeSpec, su
         flags=[f.to_dict() for f in graded.findings.flags], exit_reason=exit_reason,
         cost=cost if cost is not None else {"total_usd": 0.0}, agent_identity=identity,
         lock_version=lock_version, grader_version=graded.grade.grader_version,
-        simulated=simulated, predictions=instance_id is not None, instance_id=instance_id)
+        result_version=harness_version("result"), simulated=simulated,
+        predictions=instance_id is not None, instance_id=instance_id)
     store.write(key, record)
     return store.read(ResultRecord, key) or record.model_copy(update={"key": key})
 

@@ -7,6 +7,9 @@ by its key. A second runner that finds it held waits, then finds the record land
 nothing; if the holder died without a record (the kernel drops the flock with the process), the
 waiter runs it. The file is removed once the record has landed: whoever opens it after that
 checks the record first and never takes the lease.
+
+`Leases` is the seam the store holds: this flock is one backend, `_remote_lease` wraps it with a
+lease held through the team's remote for runs on other machines.
 """
 
 from __future__ import annotations
@@ -17,11 +20,25 @@ import os
 import socket
 import time
 from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from pathlib import Path
+from typing import Protocol
+
+Landed = Callable[[], bool]
+Waiting = Callable[[str], None]
 
 
-class Leases:
-    """The leases of one store, under `<store>/leases/<kind>/`."""
+class Leases(Protocol):
+    def hold(self, kind: str, key: str, landed: Landed,
+             waiting: Waiting = ...) -> AbstractContextManager[None]:
+        """Hold the lease of (kind, key) for the block. `waiting(holder)` is told who holds it
+        before this waits; `landed()` says whether the target's record is in this store, and
+        the caller checks the record again inside the block (it may have landed meanwhile)."""
+        ...
+
+
+class FileLeases:
+    """The leases of one store, under `<store>/leases/<kind>/`: flocks, for runs on one machine."""
 
     def __init__(self, root: Path) -> None:
         self.root = root / "leases"
@@ -30,8 +47,8 @@ class Leases:
         return self.root / kind / key[:2] / key
 
     @contextlib.contextmanager
-    def hold(self, kind: str, key: str, landed: Callable[[], bool],
-             waiting: Callable[[str], None] = lambda holder: None) -> Iterator[None]:
+    def hold(self, kind: str, key: str, landed: Landed,
+             waiting: Waiting = lambda holder: None) -> Iterator[None]:
         """Hold the lease of (kind, key) for the block; `waiting(holder)` is told who holds
         it before this waits for it. `landed()` says whether the target's record is stored:
         once it is, the lease's file goes (see the module's docstring)."""

@@ -20,11 +20,12 @@ from evaluator.errors import BadInputError
 R = TypeVar("R", bound="Record")
 
 # What `Store.put` adds to every record as it lands: never part of what a writer builds.
-_LANDED = frozenset({"kind", "key", "created"})
+_LANDED = frozenset({"kind", "key", "created", "harness"})
 
 
 class Record(BaseModel):
-    """A stored record of kind `KIND`; `key` and `created` are filled in by the store."""
+    """A stored record of kind `KIND`; `key`, `created` and `harness` (the build that landed it:
+    `evaluator.version.harness_build`, provenance in no key) are filled in by the store."""
 
     model_config = ConfigDict(extra="allow", frozen=True)
 
@@ -32,6 +33,7 @@ class Record(BaseModel):
 
     key: str = ""
     created: float = 0.0
+    harness: dict[str, Any] = {}
 
     def body(self) -> dict[str, Any]:
         """The JSON object `Store.put` stores (it adds kind, key and created itself)."""

@@ -26,10 +26,12 @@ from evaluator.settings import settings
 from evaluator.store._backend import RemoteBackend
 from evaluator.store._files import create_exclusive, create_many, replace_atomic
 from evaluator.store._index import Index
-from evaluator.store._lease import Leases
+from evaluator.store._lease import FileLeases, Leases
 from evaluator.store._pending import Pending
 from evaluator.store._record import Record
+from evaluator.store._remote_lease import RemoteLeases
 from evaluator.store._through import RemoteCache
+from evaluator.version import harness_build
 
 DEFAULT_ROOT = ".eval"
 R = TypeVar("R", bound=Record)
@@ -74,11 +76,14 @@ class Store:
         for sub in ("blobs", "records", "errors", "tmp"):
             (self.root / sub).mkdir(parents=True, exist_ok=True)
         self.index = Index(self.root / "index.sqlite")
-        self.leases = Leases(self.root)
         self._records = os.path.join(os.fspath(self.root), "records")
         backend = remote_from_env() if remote is FROM_ENV else remote
         self.remote = (RemoteCache(backend, self, notify, Pending(self.root))
                        if backend is not None else None)
+        # Runs on this machine meet at the flock; with a remote, runs on others at its lease.
+        self.leases: Leases = FileLeases(self.root)
+        if self.remote is not None:
+            self.leases = RemoteLeases(self.leases, self.remote)
 
     # blobs ---------------------------------------------------------------------------------
     def put_blob(self, data: bytes) -> str:
@@ -129,7 +134,8 @@ class Store:
         return data
 
     def put(self, kind: str, key: str, record: dict[str, Any]) -> bool:
-        """Create the record for (kind, key); False when one already exists (it is kept).
+        """Create the record for (kind, key); False when one already exists (it is kept). It is
+        stamped with the harness build that landed it (`harness`: provenance, in no key).
 
         With a writable remote the record goes up first, with a conditional put; when the remote
         already holds one for the key, that one lands here instead (see `RemoteCache.push`), so
@@ -137,7 +143,8 @@ class Store:
         reported and the record lands here all the same."""
         if self.has_local(kind, key):
             return False
-        body = {**record, "kind": kind, "key": key, "created": record.get("created", time.time())}
+        body = {**record, "kind": kind, "key": key, "created": record.get("created", time.time()),
+                "harness": record.get("harness") or harness_build()}
         data = canonical_json(body)
         if self.remote is not None and self.remote.push(kind, key, data, body) is not None:
             return False  # another machine landed this key first: its record is now ours too
@@ -200,6 +207,11 @@ class Store:
         if self.remote is not None:
             self.remote.mirror(kind)
         return list(self.index.query(kind, **where))
+
+    def fields(self, kind: str, paths: tuple[str, ...], **where: str) -> list[tuple[Any, ...]]:
+        """(key, value at each JSON path) of the records of `kind` in the local index matching
+        `where`: one query that parses no whole record (see `Index.fields`)."""
+        return list(self.index.fields(kind, paths, **where))
 
     def select(self, cls: type[R], **where: str) -> list[R]:
         """`query` for a typed record: the records of `cls`'s kind, read back through it."""

@@ -94,9 +94,24 @@ class RemoteCache:
         try:
             got = self._download(kind, key, self._map)
         except RemoteUnavailableError as exc:
-            self._go_offline(exc)
+            self.go_offline(exc)
             return None
         return self._land(kind, key, got) if got is not None else None
+
+    def fetch_now(self, kind: str, key: str) -> bool:
+        """Ask the remote for the record now, past the run's listing (another machine may have
+        pushed it since the listing was taken); checked and landed here. True when it landed.
+        Raises RemoteUnavailableError: the caller (a lease waiting) decides what offline means."""
+        if self.offline or (kind, key) in self._rejected:
+            return False
+        got = self._download(kind, key, self._map)
+        if got is None:
+            return False
+        with self._lock:
+            if kind in self._listed:
+                self._listed[kind].add(key)
+        self._land(kind, key, got)
+        return True
 
     def fetch_blob(self, digest: str) -> bytes | None:
         if self.offline:
@@ -104,12 +119,12 @@ class RemoteCache:
         try:
             data = self.backend.get_blob(digest)
         except RemoteUnavailableError as exc:
-            self._go_offline(exc)
+            self.go_offline(exc)
             return None
         if data is None:
             return None
         if hash_bytes(data) != digest:
-            self._report(f"refused blob {digest} from {self.backend.url}: its bytes hash to "
+            self.report(f"refused blob {digest} from {self.backend.url}: its bytes hash to "
                          f"{hash_bytes(data)}; treated as absent")
             return None
         self._local.land_blob(digest, data)
@@ -135,7 +150,7 @@ class RemoteCache:
         try:
             downloads = self._map(lambda k: self._download(kind, k, _serial), todo)
         except RemoteUnavailableError as exc:
-            self._go_offline(exc)
+            self.go_offline(exc)
             return 0
         landed = 0
         for key, got in zip(todo, downloads, strict=True):
@@ -211,15 +226,15 @@ class RemoteCache:
                 return _Upload.LANDED, None
             theirs = None if (kind, key) in self._rejected else self._download(kind, key, self._map)
         except RemoteUnavailableError as exc:
-            self._go_offline(exc)
+            self.go_offline(exc)
             return _Upload.FAILED, None
         except InfraError as exc:
-            self._report(f"could not upload {kind}/{key} to {self.backend.url}: {exc}; "
+            self.report(f"could not upload {kind}/{key} to {self.backend.url}: {exc}; "
                          f"the record lands in the local store only (pending: the next run "
                          f"or `python -m evaluator remote push` uploads it)")
             return _Upload.FAILED, None
         if theirs is None:
-            self._report(f"{self.backend.url} holds a record for {kind}/{key} that this machine "
+            self.report(f"{self.backend.url} holds a record for {kind}/{key} that this machine "
                          f"refused; the remote keeps it (it is write-once), this store its own")
             return _Upload.THEIRS, None
         return _Upload.THEIRS, self._land(kind, key, theirs)
@@ -233,7 +248,7 @@ class RemoteCache:
                 try:
                     self._listed[kind] = self.backend.record_keys(kind)
                 except RemoteUnavailableError as exc:
-                    self._go_offline(exc)
+                    self.go_offline(exc)
                     return set()
             keys = self._listed[kind]
             flush, self._flush_due = self._flush_due, False
@@ -241,14 +256,14 @@ class RemoteCache:
             self.flush_pending()
         return keys
 
-    def _go_offline(self, exc: Exception) -> None:
+    def go_offline(self, exc: Exception) -> None:
         if self.offline:
             return
         self.offline = True
         pending = " (what it produces is journalled as pending and uploaded by the next run " \
                   "that reaches the remote, or by `python -m evaluator remote push`)" \
             if self.backend.writable else ""
-        self._report(f"{self.backend.url} is out of reach ({exc}); this run goes on against "
+        self.report(f"{self.backend.url} is out of reach ({exc}); this run goes on against "
                      f"the local store alone{pending}")
 
     def _download(self, kind: str, key: str, mapper: Callable[..., list[Any]]) -> _Download | None:
@@ -266,7 +281,7 @@ class RemoteCache:
                     raise RejectedRecord(f"its blob {digest} does not match its blake3")
         except RejectedRecord as bad:
             self._rejected.add((kind, key))
-            self._report(f"ignored record {kind}/{key} from {self.backend.url}: {bad.reason}; "
+            self.report(f"ignored record {kind}/{key} from {self.backend.url}: {bad.reason}; "
                          f"it is treated as absent and the target runs again here")
             return None
         return body, record, blobs
@@ -287,7 +302,7 @@ class RemoteCache:
             pool = self._pool
         return list(pool.map(fn, items))
 
-    def _report(self, line: str) -> None:
+    def report(self, line: str) -> None:
         line = f"remote store: {line}"
         self.problems.append(line)
         self._notify(line)

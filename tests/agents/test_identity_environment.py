@@ -91,10 +91,12 @@ def test_start_up_code_is_held_and_path_lines_are_not(ext: ExtAgent, tmp_path: P
 
 def test_the_reference_agents_are_the_same_in_the_demo_venv_and_the_test_venv() -> None:
     # The demo venv holds requirements.lock alone, this one requirements-dev.lock: the same
-    # commit's agents must share their attempts (and the team cache) across the two.
+    # commit's agents, and the harness part of their attempts' keys (the distributions the
+    # attempt's code path imports), must share their attempts (and the team cache) across the two.
     probe = ("from evaluator.agents import load_agent\n"
+             "from evaluator.attempts import harness_environment\n"
              "print([load_agent(n, 'agents').identity for n in ('reference-strong', "
-             "'reference-weak')])\n")
+             "'reference-weak')], harness_environment())\n")
     root = Path(__file__).resolve().parents[2]
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(root)}  # this checkout in both
     here, demo = (subprocess.run([str(python), "-c", probe], capture_output=True, text=True,

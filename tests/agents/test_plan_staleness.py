@@ -37,6 +37,12 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> World:
 
 def stale(world: World) -> tuple[int, int]:
     """(would run, planned) as `doit plan` prints them."""
+    match = re.search(r"(\d+) of (\d+) attempts would run", plan_output(world))
+    assert match
+    return int(match.group(1)), int(match.group(2))
+
+
+def plan_output(world: World) -> str:
     paths = [REPO, world.root.parent / "code", world.root.parent / "site",
              *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(map(str, paths)),
@@ -45,9 +51,8 @@ def stale(world: World) -> tuple[int, int]:
            "EVAL_AGENTS": str(world.agents_root)}
     out = subprocess.run([sys.executable, "-m", "doit", "-f", str(REPO / "dodo.py"), "plan:mini"],
                          env=env, cwd=world.root, capture_output=True, text=True, timeout=120)
-    match = re.search(r"(\d+) of (\d+) attempts would run", out.stdout)
-    assert match, out.stdout + out.stderr
-    return int(match.group(1)), int(match.group(2))
+    assert re.search(r"(\d+) of (\d+) attempts would run", out.stdout), out.stdout + out.stderr
+    return out.stdout
 
 
 def test_nothing_is_stale_until_the_closure_changes(world: World) -> None:
@@ -58,7 +63,9 @@ def test_nothing_is_stale_until_the_closure_changes(world: World) -> None:
 
 def test_a_helper_edit_makes_every_attempt_stale(world: World) -> None:
     (world.root.parent / "code" / "extagent" / "helpers.py").write_text("def go(ctx):\n    pass\n")
-    assert stale(world) == (2, 2)
+    out = plan_output(world)
+    assert "2 of 2 attempts would run" in out
+    assert "why: 2 attempts stale: agent 'ext': its own code" in out, out
 
 
 def test_a_swapped_distribution_makes_every_attempt_stale(world: World) -> None:
@@ -68,7 +75,10 @@ def test_a_swapped_distribution_makes_every_attempt_stale(world: World) -> None:
     assert stale(world) == (0, 2)
     shutil.rmtree(site / "scaffold_lib-2.4.6.dist-info")
     fake_distribution(site, "scaffold_lib", "2.2.0", "scaffold_lib")
-    assert stale(world) == (2, 2)
+    out = plan_output(world)
+    assert "2 of 2 attempts would run" in out
+    assert ("why: 2 attempts stale: agent 'ext': its distributions: scaffold-lib 2.4.6 -> 2.2.0"
+            in out), out
 
 
 def test_an_untracked_agent_file_makes_every_attempt_stale(world: World) -> None:

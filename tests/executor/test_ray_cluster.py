@@ -37,7 +37,7 @@ def _summary(out: str) -> str:
 
 
 def _records(store: Path, kind: str) -> dict[str, dict[str, Any]]:
-    return {r["key"]: {k: (v["harness_version"] if k == "provenance" else v)
+    return {r["key"]: {k: (v["harness_source"] if k == "provenance" else v)
                        for k, v in r.items() if k not in _TIMING}
             for r in Store(store, remote=None).iter_records(kind)}
 

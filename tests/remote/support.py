@@ -16,7 +16,7 @@ from typing import Any
 
 from evaluator.hashing import canonical_json
 from evaluator.remote import S3Remote
-from evaluator.store import Store
+from evaluator.store import FileLeases, RemoteLeases, Store
 from tests.helpers import free_port, unavailable
 
 _START_S = 30.0
@@ -140,3 +140,11 @@ def put_attempt(store: Store, key: str = KEY, patch: bytes = b"diff --git a b\n"
     rec = store.get("attempt", key)
     assert rec is not None
     return rec
+
+
+def quick_leases(store: Store, ttl_s: float) -> RemoteLeases:
+    """The store's remote leases with a short time to live and a fast poll, for tests of
+    expiry; set on the store and returned."""
+    assert store.remote is not None
+    store.leases = RemoteLeases(FileLeases(store.root), store.remote, ttl_s=ttl_s, poll_s=0.05)
+    return store.leases

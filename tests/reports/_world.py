@@ -8,7 +8,7 @@ from typing import Any
 
 import yaml
 
-from evaluator.attempts import load_eval, plan_eval
+from evaluator.attempts import harness_environment, load_eval, plan_eval, recorded_inputs
 from evaluator.errors import InfraError
 from evaluator.gold import plan_gold
 from evaluator.hashing import hash_file
@@ -114,8 +114,12 @@ class World:
                   "lock_version": self.lock.version, "simulated": pa.agent.simulated}
         self.store.put("attempt", pa.key, {
             **common, "subject": agent, "status": "done", "patch": patch, "steps": 3,
-            "exit_reason": "submitted", "cost": money, "usage": {}, "provenance": {},
-            "agent": {"name": agent, "identity": pa.agent.identity}})
+            "exit_reason": "submitted", "cost": money, "usage": {},
+            "provenance": {"distributions": harness_environment()["distributions"]},
+            "agent": {"name": agent, "identity": pa.agent.identity,
+                      "parts": pa.agent.identity_parts,
+                      "distributions": pa.agent.environment.get("distributions", [])},
+            "inputs": recorded_inputs(self.plan(), pa)})
         if status == "ungraded":
             return
         gkey = pa.grade_key(patch)
@@ -128,7 +132,7 @@ class World:
             "attempt": pa.key, "grade": gkey, "grade_outcome": "x", "violations": [],
             "exit_reason": "submitted",
             "cost": money, "agent_identity": pa.agent.identity, "grader_version": self.grader,
-            **result})
+            "result_version": harness_version("result"), **result})
 
     def outcomes(self, agent: str, table: dict[str, str]) -> None:
         """{task: "RFP.." one letter per sample}: Resolved, Failed, Policy, Error, pending (-),

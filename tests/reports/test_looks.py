@@ -29,7 +29,7 @@ def test_the_same_data_reported_again_is_the_same_look(world: World) -> None:
     [stored] = world.store.query("look", task_set="mini")
     assert first == again and stored["subject"].count("|") == 1 and stored["samples"] == 20
     assert set(stored) == {"task_set", "subject", "status", "subjects", "tasks", "samples",
-                           "kind", "key", "created"}  # the fields it held as a dict
+                           "kind", "key", "created", "harness"}  # as a dict, and the build stamp
 
 
 def test_a_verdict_after_more_samples_says_it_is_a_repeated_look(world: World) -> None:
