@@ -73,12 +73,19 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    if argv is None and args.command not in ("userns", "config"):
-        # Without root, the daemonless backend's sandboxes need its user namespace.
-        sandbox.enter_user_namespace(f"evaluator {args.command}")
     check_set_given(args)
     try:
         with settings.given(**given_paths(args)):
+            # A setting no command could use is refused first, one line each (`config` shows
+            # them in its table instead).
+            bad = [] if args.command == "config" else settings.problems()
+            for line in bad:
+                print(f"error: {line}", file=sys.stderr)
+            if bad:
+                return 2
+            if argv is None and args.command not in ("userns", "config"):
+                # Without root, the daemonless backend's sandboxes need its user namespace.
+                sandbox.enter_user_namespace(f"evaluator {args.command}")
             code: int = args.run(args)
     except SettingError as exc:
         print(f"error: {exc}", file=sys.stderr)

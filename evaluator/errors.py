@@ -4,6 +4,8 @@
   value and how to fix it. Nothing runs.
 - `InfraError`: the harness or its environment failed (Docker, the model endpoint, the disk). It is
   never an agent failure: the target is retried on the next run.
+  - `SandboxError`: a sandbox could not be created, used or removed.
+  - `DiskFullError`: a disk the harness writes (the store's, the lock's) is out of space.
 - `AgentError`: the agent under test misbehaved in a way that ends its attempt.
 """
 
@@ -35,6 +37,10 @@ class SandboxError(InfraError):
     """A sandbox could not be created, used or removed."""
 
 
+class DiskFullError(InfraError):
+    """No space left where the harness writes; the message names where and how much it needed."""
+
+
 class AgentError(EvalError):
     """The agent under test ended its attempt abnormally (format errors, limits)."""
 
@@ -42,6 +48,7 @@ class AgentError(EvalError):
 __all__ = [
     "AgentError",
     "BadInputError",
+    "DiskFullError",
     "EvalError",
     "InfraError",
     "SandboxError",

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import functools
 import importlib
+import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field
+import jinja2
+from pydantic import Field, field_validator
 
 from evaluator.agents._closure import Closure, code_closure, defines, missing
 from evaluator.agents._environment import environment_identity
@@ -28,6 +30,16 @@ class ModelSpec(StrictModel):
     price: Literal["table", "free", "unpriced"] = Field(
         "table", description="table: priced by the eval's price table (a missing entry is an "
         "error); free: costs nothing; unpriced: cost unknown, shown as unpriced, no cost limit")
+
+    @field_validator("endpoint")
+    @classmethod
+    def _http(cls, value: str) -> str:
+        # Checked when the agent is loaded: an ftp:// or host-less URL would otherwise pass the
+        # plan and fail every attempt as an infrastructure error, retried on every run.
+        if value != "simulated" and not re.match(r"^https?://[^/\s:]+", value):
+            raise ValueError(f"{value!r} is not an http:// or https:// URL with a host (nor "
+                             "`simulated`); write it as https://api.example.com/v1")
+        return value
 
 
 class SamplingSpec(StrictModel):
@@ -175,6 +187,22 @@ def _entry_module(spec: AgentSpec, file: Path, search_path: Sequence[str]) -> st
     return module_name
 
 
+def _template(path: Path, where: str) -> str:
+    """A prompt file's text, checked as a Jinja template now (a syntax error would otherwise
+    pass the plan and end every attempt as an infrastructure error)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise BadInputError(f"{where}: {path} is not UTF-8 text (byte {exc.start}); save it as "
+                            "UTF-8") from None
+    try:
+        jinja2.Environment().parse(text)
+    except jinja2.TemplateSyntaxError as exc:
+        raise BadInputError(f"{path}:{exc.lineno}: {where}: Jinja syntax error: {exc.message}; "
+                            "fix the template") from None
+    return text
+
+
 def load_agent(name: str, root: str | Path = "agents",
                search_path: Sequence[str] | None = None) -> Agent:
     """Read and validate `root/<name>/agent.yaml` and its prompt files.
@@ -194,7 +222,7 @@ def load_agent(name: str, root: str | Path = "agents",
         path = (adir / rel).resolve()
         if not path.is_relative_to(adir.resolve()) or not path.is_file():
             raise BadInputError(f"{file}: field 'prompts.{which}': {rel!r} is not a file in {adir}")
-        prompts[which] = path.read_text()
+        prompts[which] = _template(path, f"{file}: field 'prompts.{which}'")
     # The agent's folder comes first: a scaffold's glue module may live beside its config.
     search = [str(adir.resolve()), *(sys.path if search_path is None else search_path)]
     module = _entry_module(spec, file, search)

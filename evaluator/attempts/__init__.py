@@ -25,6 +25,7 @@ from evaluator.attempts._provenance import checkout_state, provenance
 from evaluator.attempts._record import AttemptRecord, AttemptRun
 from evaluator.attempts._result import grade_attempt
 from evaluator.attempts._run import Trajectory, extract_patch, run_attempt
+from evaluator.attempts._spend import InputTooLarge, ceiling
 from evaluator.attempts._stale import explain_results, explain_stale, recorded_inputs
 from evaluator.attempts._state import EvalState, StoredAttempt, StoredResult
 from evaluator.attempts._summary import attempt_status, format_summary, summarize, unpriced
@@ -59,11 +60,13 @@ __all__ = [
     "recorded_inputs",
     "Concurrency",
     "EvalSpec",
+    "InputTooLarge",
     "Trajectory",
     "attempt_key",
     "attempt_material",
     "attempt_price",
     "attempt_seed",
+    "ceiling",
     "checkout_state",
     "drive_agent",
     "extract_patch",

@@ -14,7 +14,7 @@ from evaluator.attempts._conversation import Conversation
 from evaluator.attempts._host import run_in_child
 from evaluator.attempts._meter import Meter, MeteredModel, MeteredSandbox
 from evaluator.errors import BadInputError, InfraError
-from evaluator.model import ModelClient
+from evaluator.model import ModelClient, Price
 from evaluator.sandbox import Sandbox
 
 _GRACE_S = 5.0
@@ -35,15 +35,18 @@ class AgentOutcome:
 def drive_agent(agent: Agent, sandbox: Sandbox, model: ModelClient, *, problem_statement: str,
                 workdir: str, seed: int, record_step: Callable[[str, str, dict[str, Any]], None],
                 clock: Callable[[], float] = time.monotonic, grace_s: float = _GRACE_S,
-                conversation: Conversation | None = None) -> AgentOutcome:
+                conversation: Conversation | None = None, price: Price | None = None
+                ) -> AgentOutcome:
     """Run the agent's entry point to its end or its limits.
 
-    InfraError and BadInputError (model endpoint, Docker, an unpriceable reply) propagate: the
-    caller records them as errors, never as agent failures. So does a crash of the agent code,
+    InfraError and BadInputError (model endpoint, Docker, an unpriceable reply, a first request
+    that cannot fit the cost limit) propagate: the caller records them as errors, never as agent
+    failures. `price` is the model's table entry; each request is bounded by it before it is
+    sent (`_spend`). So does a crash of the agent code,
     wrapped as InfraError.
     """
     limits = agent.spec.limits
-    meter = Meter(limits, agent.spec.model.price, clock)
+    meter = Meter(limits, agent.spec.model.price, clock, price)
     context = {"problem_statement": problem_statement, "workdir": workdir, "seed": seed,
                "temperature": agent.spec.sampling.temperature,
                "max_tokens": agent.spec.sampling.max_tokens, "limits": limits.model_dump(),

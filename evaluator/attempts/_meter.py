@@ -22,12 +22,14 @@ from evaluator.agents import (
     WallClockLimit,
 )
 from evaluator.attempts._conversation import Conversation, server_said
+from evaluator.attempts._spend import admit
 from evaluator.model import (
     Completion,
     ContextLengthError,
     Message,
     ModelClient,
     ModelRequestError,
+    Price,
     Tool,
 )
 from evaluator.sandbox import ExecResult, Sandbox
@@ -39,8 +41,9 @@ class Meter:
     """The counts and the limits of one attempt. `price` is the agent's `model.price`."""
 
     def __init__(self, limits: LimitSpec, price: str = "table",
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, rate: Price | None = None) -> None:
         self.limits, self.price, self._clock = limits, price, clock
+        self.rate = rate  # the model's table entry: what each request is bounded by
         self.started = clock()
         self.calls: list[dict[str, Any]] = []
         self.ended: AttemptEnd | None = None
@@ -74,6 +77,18 @@ class Meter:
         cost = self.cost_usd
         if cost is not None and cost >= self.limits.max_cost_usd:
             raise self.end(CostLimit(f"${cost:.4f} spent, limit ${self.limits.max_cost_usd:g}"))
+
+    def admit(self, messages: Sequence[Message], tools: Sequence[Tool] | None,
+              max_tokens: int | None, n: int, extra: Mapping[str, Any] | None) -> int | None:
+        """Before a priced request: the max_tokens to send with it, so that it cannot pass the
+        cost limit (`_spend`); past the limit it is refused, never sent."""
+        if self.price != "table" or self.rate is None:
+            return max_tokens  # free, or unpriced (no cost limit): nothing to bound
+        try:
+            return admit(self.rate, self.cost_usd or 0.0, self.limits.max_cost_usd, messages,
+                         tools, max_tokens, n, extra, first=not self.calls)
+        except CostLimit as exc:
+            raise self.end(exc) from None
 
     def account(self, reply: Completion) -> None:
         """Count one reply. A priced model whose reply cannot be priced is refused: the cost
@@ -125,6 +140,7 @@ class MeteredModel:
         extra: Mapping[str, Any] | None = None,
     ) -> Completion:
         self._meter.check_call()
+        max_tokens = self._meter.admit(messages, tools, max_tokens, n, extra)
         try:
             reply = self._inner.complete(messages, seed=seed, temperature=temperature,
                                          max_tokens=max_tokens, tools=tools,

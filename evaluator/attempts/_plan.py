@@ -17,6 +17,7 @@ from evaluator.attempts._isolation import (
     strongest,
 )
 from evaluator.attempts._key import attempt_keys, attempt_price, attempt_seed
+from evaluator.attempts._spend import cannot_fit
 from evaluator.errors import BadInputError
 from evaluator.gold import (
     INCOMPLETE,
@@ -67,6 +68,9 @@ class EvalPlan:
     # here): each fails its own part of the eval, the others run.
     refused: dict[str, str] = field(default_factory=dict)
     isolation: str = NAMESPACE  # the least isolation allowed (the operator's floor)
+    # (agent/task) pairs left out because the task's problem statement alone passes the agent's
+    # cost limit at its price: the task's input, refused before anything is paid.
+    unfit: dict[str, str] = field(default_factory=dict)
 
     def check_runnable(self) -> None:
         """Refuse to run agents whose cost could not be counted (it would show as $0)."""
@@ -107,8 +111,8 @@ def plan_eval(task_set: TaskSet, lock: Lock, spec: EvalSpec, store: Store,
                                     else settings.isolation)
     agents, refused = {}, {}
     for name in spec.agents:
-        agent = load_agent(name, agents_root)
-        try:
+        try:  # a bad agent.yaml, prompt or entry point fails that agent's part alone
+            agent = load_agent(name, agents_root)
             agent = with_isolation(agent, effective_isolation(agent, floor, set_by))
             check_isolation(agent)
         except BadInputError as exc:
@@ -127,14 +131,30 @@ def plan_eval(task_set: TaskSet, lock: Lock, spec: EvalSpec, store: Store,
     limits = grade_spec(task_set, task_set.tasks[0], lock).limits
     table = spec.price_table()
     prices = {name: attempt_price(agent, table) for name, agent in agents.items()}
+    where = spec.price_file or "a price table (`prices:` in the eval config)"
+    problems = tuple(
+        f"agent {name!r}: model {agents[name].spec.model.id!r} has no price in {where}; add "
+        f"`{agents[name].spec.model.id}: {{input_per_mtok: ..., output_per_mtok: ...}}` there, or "
+        f"set `model.price: free` (it costs nothing) or `model.price: unpriced` (cost unknown, "
+        f"no cost limit) in {agents[name].dir / 'agent.yaml'}"
+        for name, price in prices.items() if price is None)
+    for name, problem in zip([n for n, p in prices.items() if p is None], problems, strict=True):
+        refused[name] = problem.split(": ", 1)[1]  # its cost could not be counted: it alone waits
     # One grade spec per task, shared by every agent's attempts (and their grade keys' hasher),
     # without the PASS_TO_PASS tests the gold gate dropped as flaky (keys change too).
     specs = {task.id: required_spec(grade_spec(task_set, task, lock), gate[task.id].dropped)
              for task in task_set.tasks if gate[task.id].verdict == VALID}
-    attempts = []
+    attempts, unfit = [], {}
     for agent in agents.values():
+        if agent.name in refused:
+            continue
         for task in task_set.tasks:
             if task.id not in specs:
+                continue
+            why = cannot_fit(prices[agent.name], task.path("problem_statement").stat().st_size,
+                             agent.spec.limits.max_cost_usd)
+            if why:
+                unfit[f"{agent.name}/{task.id}"] = why
                 continue
             pin = lock.pin(task.id)
             gspec = specs[task.id]
@@ -143,15 +163,8 @@ def plan_eval(task_set: TaskSet, lock: Lock, spec: EvalSpec, store: Store,
                 attempts.append(PlannedAttempt(agent, task, s, attempt_seed(agent, s), key,
                                                gspec))
     excluded = {t: v for t, v in gate.items() if v.verdict != VALID}
-    where = spec.price_file or "a price table (`prices:` in the eval config)"
-    problems = tuple(
-        f"agent {name!r}: model {agents[name].spec.model.id!r} has no price in {where}; add "
-        f"`{agents[name].spec.model.id}: {{input_per_mtok: ..., output_per_mtok: ...}}` there, or "
-        f"set `model.price: free` (it costs nothing) or `model.price: unpriced` (cost unknown, "
-        f"no cost limit) in {agents[name].dir / 'agent.yaml'}"
-        for name, price in prices.items() if price is None)
     return EvalPlan(task_set, lock, spec, agents, tuple(attempts), excluded, problems, refused,
-                    floor)
+                    floor, unfit)
 
 
 _PAST: dict[tuple[int, str, str], tuple[int, float]] = {}

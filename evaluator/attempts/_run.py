@@ -17,7 +17,7 @@ from evaluator.attempts._record import AttemptRun
 from evaluator.errors import InfraError
 from evaluator.hashing import canonical_json
 from evaluator.lock import GIT, TaskPin, checkout_base
-from evaluator.model import ModelClient
+from evaluator.model import ModelClient, Price
 from evaluator.sandbox import Sandbox, Sandboxes, SandboxLimits
 from evaluator.store import Store
 from evaluator.taskset import Task
@@ -90,7 +90,7 @@ def _submitted(text: str) -> bytes:
 
 def run_attempt(*, store: Store, sandboxes: Sandboxes, model: ModelClient, agent: Agent,
                 task: Task, pin: TaskPin, limits: SandboxLimits, key: str, seed: int,
-                sandbox_usd_per_hour: float = 0.0) -> AttemptRun:
+                sandbox_usd_per_hour: float = 0.0, price: Price | None = None) -> AttemptRun:
     """Run the agent on the task and return what the run produced (not yet stored).
 
     InfraError (model endpoint, Docker) propagates: the caller records it as an error, never as
@@ -105,7 +105,7 @@ def run_attempt(*, store: Store, sandboxes: Sandboxes, model: ModelClient, agent
         env = activated(sb, task.spec.activate, task.spec.workdir)  # the tests' environment
         outcome = drive_agent(agent, env, model, problem_statement=task.problem_statement,
                               workdir=task.spec.workdir, seed=seed, record_step=traj.record,
-                              conversation=Conversation(key, store))
+                              conversation=Conversation(key, store), price=price)
         if outcome.submission is None:
             patch, source = extract_patch(sb, task.spec.workdir, tree), "tree"
         else:

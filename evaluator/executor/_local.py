@@ -50,7 +50,8 @@ class LocalExecutor:
                 store=store, sandboxes=sandboxes,
                 model=work.model.client(self._model_limiter(work.model)), agent=work.agent,
                 task=work.task, pin=work.pin, limits=work.limits, key=work.key, seed=work.seed,
-                sandbox_usd_per_hour=work.sandbox_usd_per_hour)
+                sandbox_usd_per_hour=work.sandbox_usd_per_hour,
+                price=work.model.price)
 
     @contextlib.contextmanager
     def slot(self, image: str, limits: SandboxLimits, user: str, workdir: str,

@@ -134,7 +134,8 @@ class NodeAgent:
                 rec = run_attempt(store=store, sandboxes=self.pool, model=model, agent=work.agent,
                                   task=work.task, pin=work.pin, limits=work.limits,
                                   key=work.key, seed=work.seed,
-                                  sandbox_usd_per_hour=work.sandbox_usd_per_hour)
+                                  sandbox_usd_per_hour=work.sandbox_usd_per_hour,
+                                  price=work.model.price)
             blobs = {}
             for path in (store.root / "blobs").rglob("*"):
                 if path.is_file():

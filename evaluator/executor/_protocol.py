@@ -18,7 +18,7 @@ from evaluator.errors import InfraError
 from evaluator.grading import Grader
 from evaluator.hashing import hash_bytes
 from evaluator.lock import TaskPin
-from evaluator.model import OpenAIClient, Prices
+from evaluator.model import OpenAIClient, Price, Prices
 from evaluator.sandbox import SandboxLimits
 from evaluator.store import Store
 from evaluator.taskset import Task
@@ -43,6 +43,11 @@ class ModelSpec:
     max_retries: int
     prices: Prices
     max_in_flight: int
+
+    @property
+    def price(self) -> Price | None:
+        """The model's price table entry: each request is bounded by it before it is sent."""
+        return self.prices.get(self.model_id)
 
     @property
     def endpoint_key(self) -> str:

@@ -19,10 +19,14 @@ class QueueMarks:
         self.dir = store_root / "queue" / invocation
 
     def wait(self, key: str) -> None:
-        self.dir.mkdir(parents=True, exist_ok=True)
         tmp = self.dir / f".{key}.{os.getpid()}"
-        tmp.write_text(f"{time.time():.3f}")
-        os.replace(tmp, self.dir / key)
+        try:
+            self.dir.mkdir(parents=True, exist_ok=True)
+            tmp.write_text(f"{time.time():.3f}")
+            os.replace(tmp, self.dir / key)
+        except OSError:  # a full disk: the mark only feeds the progress line, never the work
+            with contextlib.suppress(OSError):
+                tmp.unlink()
 
     def start(self, key: str) -> None:
         with contextlib.suppress(FileNotFoundError):

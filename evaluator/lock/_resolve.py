@@ -121,9 +121,14 @@ def resolve_lock(task_set: TaskSet, resolver: PinResolver) -> Lock:
 
     Every task is tried: one BadInputError names each task and what is wrong with it.
     """
-    pins, problems = {}, []
+    pins: dict[str, TaskPin] = {}
+    problems: list[str] = []
     for task in task_set.tasks:
         spec = task.spec
+        bad = task.content_problems()
+        if bad:  # the task's own fault: named here, never a crash in every attempt later
+            problems.extend(f"task {task.id!r}: {p}" for p in bad)
+            continue
         try:
             image = resolver.image(spec.image)
             base = resolver.commit(image, spec.workdir, spec.base_commit, spec.user)

@@ -23,6 +23,7 @@ import tempfile
 from typing import Any
 
 from evaluator import sandbox
+from evaluator.console import say
 from evaluator.pipeline._context import asked, discover_sets
 from evaluator.pipeline._evaljobs import eval_tasks, plan_tasks
 from evaluator.pipeline._goldjobs import format_verdicts, gold_tasks
@@ -31,6 +32,7 @@ from evaluator.pipeline._predictions import add_commands as _add_predictions
 from evaluator.pipeline._quarantine import add_commands as _add_quarantine
 from evaluator.pipeline._reporter import QuietReporter
 from evaluator.pipeline._submissions import add_import_command as _add_submission
+from evaluator.settings import settings
 from evaluator.swebench import add_import_command as _add_swebench
 
 
@@ -41,6 +43,13 @@ def doit_config() -> dict[str, Any]:
     doit processes never share it (a shared json/dbm file loses results), and losing it to a
     SIGKILL loses nothing.
     """
+    # A setting no target could use is refused here, one line each, before any target is
+    # loaded (it would otherwise surface as a traceback deep inside one).
+    bad = settings.problems()
+    for line in bad:
+        say(f"error: {line}", err=True)
+    if bad:
+        raise SystemExit(2)
     # Without root, the daemonless backend's sandboxes need its user namespace: doit runs
     # again in it before any target is loaded.
     sandbox.enter_user_namespace("doit")

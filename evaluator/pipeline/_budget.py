@@ -6,6 +6,7 @@ reserves its estimated cost before it starts and settles the real cost when it e
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import json
 import os
@@ -13,6 +14,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+from evaluator.errors import DiskFullError
 
 
 class Budget:
@@ -30,9 +33,18 @@ class Budget:
             state = {"spent": 0.0, "in_flight": 0.0, "refused": 0, "errors": 0,
                      **(json.loads(raw) if raw else {})}
             yield state
-            os.lseek(fd, 0, os.SEEK_SET)
-            os.ftruncate(fd, 0)
-            os.write(fd, json.dumps(state).encode())
+            # Written over the old bytes, then cut: a full disk that refuses the write leaves
+            # the old state, never an empty file (which would forget what was spent).
+            data = json.dumps(state).encode()
+            try:
+                os.pwrite(fd, data, 0)
+            except OSError as exc:
+                if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+                    raise DiskFullError(f"the budget file {self.path} could not be written "
+                                        f"({exc.strerror}); free space on the store's disk"
+                                        ) from None
+                raise
+            os.ftruncate(fd, len(data))
         finally:
             os.close(fd)
 
@@ -52,5 +64,16 @@ class Budget:
             s["errors"] += int(error)
 
     def state(self) -> dict[str, float]:
-        with self._locked() as s:
-            return dict(s)
+        """What the file holds (read only: the summary of a run on a full disk still reads)."""
+        try:
+            fd = os.open(self.path, os.O_RDONLY)
+        except FileNotFoundError:
+            raw = b""
+        else:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH)  # never half of a write
+                raw = os.read(fd, 1 << 16)
+            finally:
+                os.close(fd)
+        return {"spent": 0.0, "in_flight": 0.0, "refused": 0, "errors": 0,
+                **(json.loads(raw) if raw else {})}

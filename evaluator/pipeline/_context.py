@@ -95,9 +95,9 @@ def eval_plan(name: str) -> EvalPlan:
         raise loaded.error
     assert loaded.task_set is not None and loaded.lock is not None
     spec = _run_overrides(load_eval(name, settings.evals_root))
-    plan = plan_eval(loaded.task_set, loaded.lock, spec, store(), settings.agents_root)
-    plan.check_runnable()  # unpriced models (they would show as $0), isolation unavailable
-    return plan
+    # An agent whose model cannot be priced (it would show as $0) is refused alone, as are
+    # agents that cannot load or get their isolation (`plan.refused`): the others run.
+    return plan_eval(loaded.task_set, loaded.lock, spec, store(), settings.agents_root)
 
 
 def _run_overrides(spec: EvalSpec) -> EvalSpec:

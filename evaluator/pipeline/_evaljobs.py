@@ -16,6 +16,7 @@ from evaluator.attempts import (
     AttemptRecord,
     EvalPlan,
     EvalState,
+    ceiling,
     estimate_cost,
     explain_results,
     explain_stale,
@@ -27,7 +28,7 @@ from evaluator.attempts import (
     summarize,
 )
 from evaluator.console import say
-from evaluator.errors import EvalError, InfraError
+from evaluator.errors import BadInputError, DiskFullError, EvalError, InfraError
 from evaluator.executor import AttemptWork, ModelSpec, QueueMarks, WorkLost
 from evaluator.model import Prices
 from evaluator.pipeline import _context as ctx
@@ -77,21 +78,41 @@ def _attempt_action(name: str, label: str) -> TaskFailed | None:
     store = ctx.store()
     # Another run on this store may be running this very attempt: wait for it rather than
     # pay the model twice (its record lands, or it dies and this run takes the attempt over).
-    with store.leases.hold("attempt", pa.key, lambda: store.has_local("attempt", pa.key),
-                           lambda holder: say(f"{label}: being run by {holder}; waiting")):
-        if store.has("attempt", pa.key):
-            store.index_record("attempt", pa.key)  # the index missed it (a crash between)
-            return None
-        if quarantined(store, plan.spec, pa.key):
-            return None
-        _run_attempt(name, label, plan, pa, store)
+    try:
+        lease = store.leases.hold("attempt", pa.key, lambda: store.has_local("attempt", pa.key),
+                                  lambda holder: say(f"{label}: being run by {holder}; waiting"))
+        with lease:
+            if store.has("attempt", pa.key):
+                store.index_record("attempt", pa.key)  # the index missed it (a crash between)
+                return None
+            if quarantined(store, plan.spec, pa.key):
+                return None
+            _run_attempt(name, label, plan, pa, store)
+    except DiskFullError as exc:  # its lease could not be made: nothing was paid for
+        say(f"{label}: not started: {exc}")
     return None
 
 
 def _run_attempt(name: str, label: str, plan: EvalPlan, pa: Any, store: Store) -> None:
+    if _sim_failed and pa.agent.simulated:
+        say(f"{label}: not started: the simulated endpoint could not start: {_sim_failed}")
+        return
+    short = store.space_problem()
+    if short:  # a result that cannot be stored would be paid for again
+        say(f"{label}: not started: {short}")
+        return
     budget = _budget(plan)
-    estimate, _ = estimate_cost(store, pa.agent)
-    if not budget.reserve(estimate):
+    # The most this attempt can cost (every request is bounded before it is sent), so the
+    # budget holds whatever the attempts in flight do.
+    lim = pa.agent.spec.limits
+    estimate = ceiling(lim.max_cost_usd, pa.agent.spec.model.price, lim.wall_clock_s,
+                       plan.spec.sandbox_usd_per_hour)
+    try:
+        reserved = budget.reserve(estimate)
+    except DiskFullError as exc:
+        say(f"{label}: not started: {exc}")
+        return
+    if not reserved:
         say(f"{label}: not started, the budget of ${plan.spec.budget_usd} per run is reached "
             f"(spent plus in flight); raise budget_usd to go on")
         return
@@ -119,10 +140,15 @@ def _run_attempt(name: str, label: str, plan: EvalPlan, pa: Any, store: Store) -
             break
     except EvalError as exc:
         store.put_error("attempt", pa.key, exc, task_id=pa.task.id, subject=pa.agent.name)
-        say(f"{label}: infra error, retried next run: {type(exc).__name__}: {exc}")
+        what = ("bad input (not the agent's failure; fix it)" if isinstance(exc, BadInputError)
+                else "infra error, retried next run")
+        say(f"{label}: {what}: {type(exc).__name__}: {exc}")
     finally:
         queue.start(pa.key)
-        budget.settle(estimate, actual, error=failed)
+        try:
+            budget.settle(estimate, actual, error=failed)
+        except DiskFullError as exc:
+            say(f"{label}: {exc}")
 
 
 def _work(plan: EvalPlan, pa: Any) -> Any:
@@ -142,18 +168,18 @@ def _grade_action(name: str, label: str) -> TaskFailed | None:
         return None  # quarantined or refused by the budget: nothing to grade
     result = pa.result_key(attempt.patch)
     # As for attempts: two runs on one store grade an attempt once.
-    with store.leases.hold("result", result, lambda: store.has_local("result", result),
-                           lambda holder: say(f"{label}: being graded by {holder}; waiting")):
-        if store.has("result", result):
-            store.index_record("result", result)
-            return None
-        lost = lost_grade_recorder(store, pa.grade_key(attempt.patch), pa.task.id,
-                                   pa.agent.name, label)
-        try:
-            grade_attempt(store, ctx.executor(plan.spec.concurrency.sandboxes).grader(lost), plan,
-                          pa, attempt)
-        except EvalError as exc:
-            say(f"{label}: grading failed, retried next run: {type(exc).__name__}: {exc}")
+    try:  # a full disk that refuses the lease is one line too
+        with store.leases.hold("result", result, lambda: store.has_local("result", result),
+                               lambda holder: say(f"{label}: being graded by {holder}; waiting")):
+            if store.has("result", result):
+                store.index_record("result", result)
+                return None
+            lost = lost_grade_recorder(store, pa.grade_key(attempt.patch), pa.task.id,
+                                       pa.agent.name, label)
+            grade_attempt(store, ctx.executor(plan.spec.concurrency.sandboxes).grader(lost),
+                          plan, pa, attempt)
+    except EvalError as exc:
+        say(f"{label}: grading failed, retried next run: {type(exc).__name__}: {exc}")
     return None
 
 
@@ -181,21 +207,27 @@ def _summary_action(name: str) -> TaskFailed | None:
     say(format_summary(rows))
     for agent, why in sorted(plan.refused.items()):
         say(f"refused: agent {agent!r}: {why}")
+    for pair, why in sorted(plan.unfit.items()):
+        say(f"refused: {pair}: {why}")
     state = _budget(plan).state()
     if state.get("refused"):
         say(f"budget: {state['refused']} attempt(s) not started, cap ${plan.spec.budget_usd} "
             f"reached")
     unfinished = sum(r["pending"] + r["error"] + r["ungraded"] for r in rows)
     held = sum(r["quarantined"] for r in rows)
+    if short := ctx.store().space_problem():
+        say(f"store: {short}")
     if held:
         say(quarantine_hint(name, held))
-    if unfinished or held or plan.refused:
+    if unfinished or held or plan.refused or plan.unfit:
         return TaskFailed("; ".join(
             ([f"{unfinished} attempt(s) unfinished (infra errors or budget); run `doit eval:{name}` "
               "again to retry them"] if unfinished else [])
             + ([quarantine_hint(name, held)] if held else [])
             + ([f"agent(s) {', '.join(sorted(plan.refused))} refused (see above); the others "
-                "ran"] if plan.refused else [])))
+                "ran"] if plan.refused else [])
+            + ([f"{len(plan.unfit)} task input(s) too large for an agent's cost limit (see "
+                "above); the others ran"] if plan.unfit else [])))
     return None
 
 
@@ -230,17 +262,31 @@ def _plan_action(name: str) -> TaskFailed | None:
         say(f"then: {line}")
     for agent, why in sorted(plan.refused.items()):
         say(f"refused: agent {agent!r}: {why}")
+    for pair, why in sorted(plan.unfit.items()):
+        say(f"refused: {pair}: {why}")
+    if plan.refused or plan.unfit:
+        return TaskFailed(f"{len(plan.refused) + len(plan.unfit)} refused (see above)")
     return None
+
+
+# Why the simulated endpoint could not start in this invocation ("" when it did or was not
+# needed): its attempts are not started, so no error note counts against their retry budget.
+_sim_failed = ""
 
 
 def _ensure_simulated(plan: EvalPlan) -> None:
     """Start one simulated endpoint in the parent; forked workers inherit its address."""
+    global _sim_failed
     if settings.simulated_url or not any(a.simulated for a in plan.agents.values()):
         return
-
-
     config = settings.simulated_config
-    endpoint = start_simulated_endpoint(ctx.tasks_root(), None if config is None else str(config))
+    try:
+        endpoint = start_simulated_endpoint(ctx.tasks_root(),
+                                            None if config is None else str(config))
+    except EvalError as exc:  # a bad config: one line here, never a traceback in doit's load
+        _sim_failed = str(exc)
+        say(f"error: the simulated endpoint could not start: {exc}", err=True)
+        return
     atexit.register(endpoint.close)
     os.environ[_SIM_ENV] = endpoint.base_url
 

@@ -41,8 +41,9 @@ def add_commands(sub: Any) -> None:
 
 
 def _grade(args: argparse.Namespace) -> int:
+    refused: list[str] = []  # rows that are not predictions: named, the others graded
     try:
-        preds = read_predictions(args.file)
+        preds = read_predictions(args.file, refused)
         loaded = ctx.load(args.set)
         if loaded.error is not None:
             raise loaded.error
@@ -52,7 +53,7 @@ def _grade(args: argparse.Namespace) -> int:
     except EvalError as exc:
         say(f"error: {exc}")
         return 2
-    for line in problems:
+    for line in [*refused, *problems]:
         say(f"not graded: {line}")
     if not planned:
         say(f"nothing to grade on {ts.name!r}: no prediction names a valid task"
@@ -64,6 +65,10 @@ def _grade(args: argparse.Namespace) -> int:
         say(f"{failed} prediction(s) not graded (infra errors); run the command again")
         return 1
     say(f"done; `doit report:{ts.name}` shows each model_name_or_path as a subject")
+    if refused:
+        say(f"{len(refused)} row(s) of {args.file} refused (named above); fix them and run the "
+            "command again (what is graded stays graded)")
+        return 1
     return 0
 
 

@@ -9,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from evaluator.console import say
 from evaluator.errors import StaleLockError
 from evaluator.reports._collect import Collected, collect
 from evaluator.reports._compare import compare_rows
@@ -71,7 +72,10 @@ def render_all(task_set: str, sources: Sources, decision: Decision = "fixed",
     paths = render(summary, sources.out_root / task_set)
     site = site_of(inputs, collected, summary=summary,
                    forest_png=paths["forest.png"].read_bytes())
-    return summary, paths, site.write(sources.out_root / task_set / SITE_DIR)
+    index = site.write(sources.out_root / task_set / SITE_DIR)
+    for line in site.problems:  # blobs the pages it rendered needed and did not find
+        say(f"site: {line}", err=True)
+    return summary, paths, index
 
 
 def leaderboard_rows(task_set: str, *, store: Store | PathLike | None = None,

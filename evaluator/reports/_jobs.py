@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import gc
 from collections.abc import Collection, Iterator
 from pathlib import Path
@@ -58,6 +59,12 @@ def _report_action(name: str) -> TaskFailed | None:
         summary, paths, site = render_all(name, sources, decision_from_env())
     except EvalError as exc:
         return TaskFailed(f"report of {name!r} refused: {exc}")
+    except OSError as exc:
+        if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+            raise
+        return TaskFailed(f"report of {name!r}: no space left writing {exc.filename or ''} "
+                          f"under {sources.out_root}; free space there, or set EVAL_REPORTS to "
+                          "a larger disk")
     say(console_text(summary, paths["index.html"]))
     say(f"site: {site}")
     return None

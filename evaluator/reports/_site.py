@@ -6,6 +6,8 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from evaluator.console import say
+from evaluator.errors import BadInputError
 from evaluator.gold import VerdictRecord
 from evaluator.images import history_summary
 from evaluator.reports import _plots
@@ -15,6 +17,7 @@ from evaluator.reports._inputs import Inputs, open_inputs
 from evaluator.reports._sources import PathLike, Sources
 from evaluator.reports._summary import build_summary
 from evaluator.store import Store
+from evaluator.taskset import Task
 from evaluator.viewer import RunData, Site, TaskInfo
 
 SITE_DIR = "site"
@@ -38,7 +41,7 @@ def site_of(inputs: Inputs, collected: Collected, *, summary: dict[str, Any] | N
     """The site of rows already gathered (`report_site`, or the API's kept rows)."""
     numbers: Mapping[str, Any] = summary if summary is not None else _Later(
         lambda: build_summary(inputs, collected, record_looks=False))
-    tasks = {t.id: TaskInfo(task_id=t.id, problem=t.problem_statement,
+    tasks = {t.id: TaskInfo(task_id=t.id, problem=_problem(t),
                             fail_to_pass=tuple(t.spec.fail_to_pass),
                             pass_to_pass=tuple(t.spec.pass_to_pass),
                             verdict=_verdict(inputs, t.id),
@@ -52,6 +55,15 @@ def site_of(inputs: Inputs, collected: Collected, *, summary: dict[str, Any] | N
     data = RunData(task_set=inputs.name, summary=numbers, cells=collected.cells, tasks=tasks,
                    assets=_Later(plots), agreement=SiteTables(inputs))
     return Site(data, inputs.store)
+
+
+def _problem(task: Task) -> str:
+    """The statement, or why it cannot be shown (a set locked before the lock checked its
+    text): one task's page says so, the rest of the site is written."""
+    try:
+        return task.problem_statement
+    except BadInputError as exc:
+        return f"(not shown: {exc})"
 
 
 def _verdict(inputs: Inputs, task_id: str) -> dict[str, Any]:
@@ -92,4 +104,7 @@ def render_site(task_set: str, *, out_root: PathLike = "reports/out",
                 **sources: Any) -> Path:
     """Write the site under `out_root/<set>/site/`; returns its index page."""
     site = report_site(task_set, summary=summary, forest_png=forest_png, **sources)
-    return site.write(Path(out_root) / task_set / SITE_DIR)
+    index = site.write(Path(out_root) / task_set / SITE_DIR)
+    for line in site.problems:  # blobs the pages needed and did not find
+        say(f"site: {line}", err=True)
+    return index

@@ -20,6 +20,7 @@ from evaluator.settings._setting import (
     TEXT,
     Kind,
     Setting,
+    SettingError,
     Source,
     choice,
     command,
@@ -87,7 +88,44 @@ def _executor(raw: str) -> bool:
     return raw == "local" or raw.startswith("ray://") or (raw.startswith("ray:") and len(raw) > 4)
 
 
-_REMOTE: Kind[str] = Kind("s3://bucket or s3://bucket/prefix", str)
+def _remote(raw: str) -> str:
+    # The rule `evaluator.remote` parses with (an S3 bucket name, prefix parts neither empty nor
+    # dots), checked here too so that `config` and every command refuse what a run would.
+    m = re.fullmatch(r"s3://([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(/.*)?", raw)
+    prefix = (m.group(2) or "").strip("/") if m else ""
+    if m is None or (prefix and any(p in ("", ".", "..") for p in prefix.split("/"))):
+        raise ValueError(raw)
+    return raw
+
+
+def _docker_host(raw: str) -> str:
+    # The Docker SDK's own parser, so what passes here is what the SDK connects to; imported
+    # only when the variable is set (the SDK is slow to import).
+    from docker.utils.utils import parse_host
+
+    try:
+        parse_host(raw, False, False)
+    except Exception as exc:  # DockerException, or ValueError for a bad port
+        raise ValueError(raw) from exc
+    return raw
+
+
+def _yaml_file(raw: str) -> Path:
+    # Parsed here too, so a config that is not YAML is refused by every command in one line
+    # (its fields are checked where it is read).
+    import yaml
+
+    path = PATH.parse(raw)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise ValueError(raw) from exc
+    if data is not None and not isinstance(data, dict):
+        raise ValueError(raw)
+    return path
+
+
+_REMOTE: Kind[str] = Kind("s3://bucket or s3://bucket/prefix (a valid S3 bucket name)", _remote)
 
 
 class Settings:
@@ -206,9 +244,14 @@ class Settings:
     decision: Setting[str] = Setting(
         "EVAL_DECISION", choice("fixed", "sequential"), "fixed", "how `doit report` decides a "
         "comparison: the fixed-sample test or the always-valid sequential one", group="runs")
+    store_min_free_mb: Setting[int] = Setting(
+        "EVAL_STORE_MIN_FREE_MB", whole(0), 64, "megabytes the store's disk must have free "
+        "before an attempt starts (its trajectory, patch and records land there; a full disk "
+        "would lose what the model was paid for); 0: no check", group="runs")
     simulated_config: Setting[Path | None] = Setting(
-        "EVAL_SIMULATED_CONFIG", PATH, None, "YAML config of the simulated model endpoint",
-        group="runs", default_doc="evaluator/simulated/default.yaml")
+        "EVAL_SIMULATED_CONFIG", Kind("the path of an existing YAML file (a mapping)", _yaml_file), None,
+        "YAML config of the simulated model endpoint", group="runs",
+        default_doc="evaluator/simulated/default.yaml")
     # --- images
     deb_cache: Setting[Path] = Setting(
         "EVAL_DEB_CACHE", PATH, _deb_cache, "downloaded Debian packages, by sha256",
@@ -229,8 +272,9 @@ class Settings:
         "queue marks", group="internal", default_doc="the pid of the doit process")
     # --- external
     docker_host: Setting[str | None] = Setting(
-        "DOCKER_HOST", TEXT, None, "the Docker engine (read by the Docker SDK)",
-        group="external", default_doc="unix:///var/run/docker.sock")
+        "DOCKER_HOST", Kind("unix:///PATH, tcp://HOST:PORT, ssh://[USER@]HOST or "
+                            "npipe://PATH (what the Docker SDK takes)", _docker_host), None,
+        "the Docker engine (read by the Docker SDK)", group="external", default_doc="unix:///var/run/docker.sock")
     mlflow_tracking_uri: Setting[str | None] = Setting(
         "MLFLOW_TRACKING_URI", TEXT, None, "default of `export mlflow --tracking-uri`",
         group="external", default_doc="unset")
@@ -238,6 +282,18 @@ class Settings:
     def __init__(self, environ: Mapping[str, str] | None = None) -> None:
         self._environ = environ
         self._given: dict[str, str] = {}
+
+    def problems(self) -> list[str]:
+        """One line per setting whose value in force is not one it takes (empty: all good).
+        Every command checks this first, so a bad value is refused before anything runs
+        rather than deep inside a target."""
+        out = []
+        for s in self.declared():
+            try:
+                getattr(self, s.attr)
+            except SettingError as exc:
+                out.append(str(exc))
+        return out
 
     @classmethod
     def declared(cls) -> list[Setting[Any]]:

@@ -1,5 +1,7 @@
 """`python -m evaluator remote push [--all]`: upload what the local store holds and the remote
-lacks (what runs made while the remote was out of reach, or, with --all, every local record)."""
+lacks (what runs made while the remote was out of reach, or, with --all, every local record).
+`python -m evaluator store verify [--set-aside] [--hashes] [--reindex]`: every record read back and every
+blob it needs present, each problem named with what to do (exit 1 while any is left)."""
 
 from __future__ import annotations
 
@@ -22,6 +24,39 @@ def add_commands(sub: Any) -> None:
                            "$EVAL_REMOTE was set)")
     add_path_options(push, only=("store",))
     push.set_defaults(run=_push)
+    p = sub.add_parser("store", help="the local store: verify that every record reads back and "
+                                     "has its blobs")
+    actions = p.add_subparsers(dest="action", required=True)
+    check = actions.add_parser("verify", help="read every record back and check the blobs each "
+                                              "needs; name each problem and what to do")
+    check.add_argument("--set-aside", action="store_true",
+                       help="move what is wrong under <store>/corrupt/ (kept, never deleted), so "
+                            "that its target runs again")
+    check.add_argument("--hashes", action="store_true",
+                       help="also re-hash every blob (reads the whole store)")
+    check.add_argument("--reindex", action="store_true",
+                       help="then rebuild the index from the records")
+    add_path_options(check, only=("store",))
+    check.set_defaults(run=_verify)
+
+
+def _verify(args: argparse.Namespace) -> int:
+    try:
+        store = Store()
+        found = store.verify(aside=args.set_aside, hashes=args.hashes)
+        if args.reindex:
+            print(f"reindexed {store.reindex()} record(s)")
+            found.problems = [p for p in found.problems or () if "--reindex" not in p]
+    except EvalError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    problems = len(found.problems or ())
+    print(f"checked {found.records} record(s)"
+          + (f" and {found.blobs} blob(s)" if args.hashes else "")
+          + f" in {store.root}: {problems} problem(s)"
+          + (f", {found.set_aside} set aside under {store.root / 'corrupt'}"
+             if args.set_aside else ""))
+    return 1 if problems and not args.set_aside else 0
 
 
 def _push(args: argparse.Namespace) -> int:

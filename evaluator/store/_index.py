@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import os
 import re
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from evaluator.errors import DiskFullError
 from evaluator.filelock import exclusive
 
 _SCHEMA = """
@@ -64,19 +67,45 @@ class Index:
     """One connection per process and thread (re-opened after fork), WAL so readers never
     block writers."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, rebuild: Callable[[str], None] = lambda why: None, *,
+                 missing: bool = False) -> None:
+        """`rebuild(why)` is called once a new index has been made in place of a damaged one, or
+        of a `missing` one (it is derived: the store refills it from the records)."""
         self._path = path
+        self._rebuild = rebuild
+        self._missing = missing
         # One connection per process and thread: SQLite's objects stay in the thread that made
         # them, and a long-lived server answers from a pool of threads.
         self._local = threading.local()
 
     def _db(self) -> sqlite3.Connection:
         if getattr(self._local, "pid", 0) != os.getpid():
-            made = connect_wal(self._path, _SCHEMA, timeout=60)
+            why = "it was missing" if self._missing else ""
+            try:
+                made = connect_wal(self._path, _SCHEMA, timeout=60)
+            except sqlite3.DatabaseError as exc:
+                if type(exc) is not sqlite3.DatabaseError:  # locked, busy: not damage
+                    raise
+                why = self._set_aside(exc)
+                made = connect_wal(self._path, _SCHEMA, timeout=60)
             made.execute("PRAGMA synchronous=NORMAL")
-            self._local.conn, self._local.pid = made, os.getpid()
+            self._local.conn, self._local.pid, self._missing = made, os.getpid(), False
+            if why:
+                self._rebuild(why)
         conn: sqlite3.Connection = self._local.conn
         return conn
+
+    def _set_aside(self, exc: sqlite3.DatabaseError) -> str:
+        """Move a damaged index (and its WAL) under corrupt/, kept; one process does it."""
+        with exclusive(self._path.with_name(self._path.name + ".lock")):
+            if not _damaged(self._path):
+                return ""  # another process replaced it meanwhile
+            dest = self._path.parent / "corrupt" / f"index-{time.time():.6f}"
+            dest.mkdir(parents=True, exist_ok=True)
+            for suffix in ("", "-wal", "-shm"):
+                with contextlib.suppress(FileNotFoundError):
+                    os.rename(f"{self._path}{suffix}", dest / f"{self._path.name}{suffix}")
+        return f"it was damaged ({exc}); moved to {dest}"
 
     def add(self, kind: str, key: str, record: dict[str, Any]) -> None:
         self.add_many([(kind, key, record)])
@@ -109,10 +138,29 @@ class Index:
             db.executemany("INSERT OR REPLACE INTO records VALUES (?,?,?,?,?,?,?,?)", values())
             db.executemany(_BUMP, [(k,) for k in sorted(kinds)])
             db.execute("COMMIT")
+        except BaseException as exc:
+            db.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.OperationalError) and "full" in str(exc):
+                raise DiskFullError(f"the store's index {self._path} is out of space ({exc}); "
+                                    "free space on its disk") from None
+            raise
+        return count
+
+    def remove(self, kind: str, key: str) -> None:
+        """Forget one record (its file was set aside as unreadable); its kind's generation
+        moves, so an aggregate that counted it is made again."""
+        db = self._db()
+        if db.in_transaction:  # met while a rebuild streams the records in: part of it
+            db.execute("DELETE FROM records WHERE kind = ? AND key = ?", (kind, key))
+            return
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.execute("DELETE FROM records WHERE kind = ? AND key = ?", (kind, key))
+            db.execute(_BUMP, (kind,))
+            db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
             raise
-        return count
 
     def query(self, kind: str, **where: str) -> Iterator[dict[str, Any]]:
         unknown = set(where) - set(COLUMNS)
@@ -171,3 +219,15 @@ class Index:
 
 def _text(value: Any) -> str | None:
     return None if value is None else str(value)
+
+
+def _damaged(path: Path) -> bool:
+    try:
+        conn = sqlite3.connect(path, timeout=60)
+        try:
+            conn.execute("PRAGMA schema_version").fetchone()
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as exc:
+        return type(exc) is sqlite3.DatabaseError
+    return False

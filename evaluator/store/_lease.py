@@ -24,8 +24,11 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Protocol
 
+from evaluator.store._files import disk_full, is_full
+
 Landed = Callable[[], bool]
 Waiting = Callable[[str], None]
+
 
 
 class Leases(Protocol):
@@ -53,19 +56,29 @@ class FileLeases:
         it before this waits for it. `landed()` says whether the target's record is stored:
         once it is, the lease's file goes (see the module's docstring)."""
         path = self._path(kind, key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "a+") as f:
+        holder = (f"pid {os.getpid()} on {socket.gethostname()} since "
+                  f"{time.strftime('%H:%M:%S')}").encode()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            f = open(path, "a+")  # noqa: SIM115 (closed by the with below)
+        except OSError as exc:  # a full disk: one line, and the target does not start
+            if is_full(exc):
+                raise disk_full(f"the store at {self.root.parent}", path.parent,
+                                len(holder)) from None
+            raise
+        with f:
             try:
                 fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 f.seek(0)
                 waiting(f.read().strip() or "another process")
                 fcntl.flock(f, fcntl.LOCK_EX)
-            f.seek(0)
-            f.truncate()
-            f.write(f"pid {os.getpid()} on {socket.gethostname()} since "
-                    f"{time.strftime('%H:%M:%S')}")
-            f.flush()
+            try:  # unbuffered: a write the disk refused leaves nothing to flush at close
+                os.ftruncate(f.fileno(), 0)
+                os.pwrite(f.fileno(), holder, 0)
+            except OSError as exc:
+                if not is_full(exc):
+                    raise  # a full disk: the flock is the lease; the name only tells waiters
             try:
                 yield
             finally:

@@ -9,6 +9,7 @@ is written through.
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import json
 import os
@@ -19,18 +20,20 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from evaluator.console import say
-from evaluator.errors import BadInputError
+from evaluator.errors import BadInputError, DiskFullError
 from evaluator.hashing import canonical_json, hash_bytes
 from evaluator.remote import remote_from_env
-from evaluator.settings import settings
+from evaluator.settings import Settings, settings
 from evaluator.store._backend import RemoteBackend
-from evaluator.store._files import create_exclusive, create_many, replace_atomic
+from evaluator.store._corrupt import Unreadable, aside_line, parse_record, set_aside
+from evaluator.store._files import create_exclusive, create_many, free_bytes, replace_atomic
 from evaluator.store._index import Index
 from evaluator.store._lease import FileLeases, Leases
 from evaluator.store._pending import Pending
 from evaluator.store._record import Record
 from evaluator.store._remote_lease import RemoteLeases
 from evaluator.store._through import RemoteCache
+from evaluator.store._verify import Verified, missing_blobs, missing_line, verify
 from evaluator.version import harness_build
 
 DEFAULT_ROOT = ".eval"
@@ -72,10 +75,15 @@ class Store:
                  remote: RemoteBackend | None | Literal[_FromEnv.FROM_ENV] = FROM_ENV,
                  *, notify: Callable[[str], None] = _stderr) -> None:
         self.root = Path(root) if root is not None else default_root()
+        self._notify = notify
         self._tmp = self.root / "tmp"
         for sub in ("blobs", "records", "errors", "tmp"):
             (self.root / sub).mkdir(parents=True, exist_ok=True)
-        self.index = Index(self.root / "index.sqlite")
+        self._owner = f"the store at {self.root}"
+        _keep_reserve(self.root / RESERVE)
+        index = self.root / "index.sqlite"
+        self.index = Index(index, self._reindexed, missing=not index.exists() and any(
+            (self.root / "records").iterdir()))
         self._records = os.path.join(os.fspath(self.root), "records")
         backend = remote_from_env() if remote is FROM_ENV else remote
         self.remote = (RemoteCache(backend, self, notify, Pending(self.root))
@@ -98,7 +106,9 @@ class Store:
             data = self.remote.fetch_blob(digest)
         if data is None:
             where = f" nor in {self.remote.backend.url}" if self.remote is not None else ""
-            raise BadInputError(f"blob {digest} is not in the store at {self.root}{where}")
+            raise BadInputError(f"blob {digest} is not in the store at {self.root}{where}; "
+                                f"`evaluator store verify` names the records that need it and "
+                                f"what to do")
         return data
 
     def has_blob(self, digest: str) -> bool:
@@ -126,12 +136,27 @@ class Store:
         return self.remote is not None and self.remote.fetch_record(kind, key) is not None
 
     def get(self, kind: str, key: str) -> dict[str, Any] | None:
+        """The record, or None when absent. One whose file does not read back is named, set
+        aside under `corrupt/` and taken as absent (`_corrupt`), so its target runs again."""
+        path = self._record_str(kind, key)
         try:
-            with open(self._record_str(kind, key), "rb") as f:
-                data: dict[str, Any] = json.loads(f.read())
+            f = open(path, "rb")  # noqa: SIM115 (closed below; fstat'ed when unreadable)
         except FileNotFoundError:
             return self.remote.fetch_record(kind, key) if self.remote is not None else None
-        return data
+        with f:
+            data = f.read()
+            try:
+                return parse_record(data, kind, key)
+            except Unreadable as bad:
+                self._set_aside(kind, key, path, bad, os.fstat(f.fileno()))
+        return self.remote.fetch_record(kind, key) if self.remote is not None else None
+
+    def _set_aside(self, kind: str, key: str, path: str, bad: Unreadable,
+                   seen: os.stat_result) -> None:
+        dest = set_aside(self.root, path, kind, key, seen)
+        if dest is not None:
+            self.forget(kind, key)
+        self._notify(aside_line(kind, key, path, bad.reason, dest))
 
     def put(self, kind: str, key: str, record: dict[str, Any]) -> bool:
         """Create the record for (kind, key); False when one already exists (it is kept). It is
@@ -148,9 +173,14 @@ class Store:
         data = canonical_json(body)
         if self.remote is not None and self.remote.push(kind, key, data, body) is not None:
             return False  # another machine landed this key first: its record is now ours too
-        landed = create_exclusive(self.record_path(kind, key), data, self._tmp)
+        landed = create_exclusive(self.record_path(kind, key), data, self._tmp, self._owner)
         if landed:
-            self.index.add(kind, key, body)
+            try:
+                self.index.add(kind, key, body)
+            except DiskFullError as exc:  # the record is safe; only the derived index missed it
+                self._notify(f"store: {kind}/{key} landed, but the index could not take it: "
+                             f"{exc}; `evaluator store verify --reindex` adds it once there is "
+                             "space")
         return landed
 
     def put_many(self, kind: str, records: Iterable[tuple[str, dict[str, Any]]]) -> int:
@@ -163,15 +193,29 @@ class Store:
         bodies = [{**record, "kind": kind, "key": key, "created": record.get("created", now)}
                   for key, record in records if not self.has_local(kind, key)]
         landed = create_many([(self.record_path(kind, b["key"]), canonical_json(b))
-                              for b in bodies], self._tmp)
+                              for b in bodies], self._tmp, self._owner)
         rows = [(kind, b["key"], b) for b, ok in zip(bodies, landed, strict=True) if ok]
         self.index.add_many(rows)
         return len(rows)
 
     def read(self, cls: type[R], key: str) -> R | None:
-        """The record of `cls`'s kind under `key`, read back through its type; None if absent."""
+        """The record of `cls`'s kind under `key`, read back through its type; None if absent.
+        One that is JSON but not a `cls` (a field of the wrong type: damaged, or hand-edited) is
+        set aside like an unreadable one, so its target runs again."""
         data = self.get(cls.KIND, key)
-        return None if data is None else cls.parse(data, key)
+        if data is None:
+            return None
+        try:
+            return cls.parse(data, key)
+        except BadInputError as exc:
+            path = self._record_str(cls.KIND, key)
+            try:
+                seen = os.stat(path)
+            except FileNotFoundError:
+                raise exc from None  # a remote's record: nothing here to set aside
+            self._set_aside(cls.KIND, key, path, Unreadable(str(exc).split("; the record")[0]),
+                            seen)
+            return None
 
     def write(self, key: str, record: Record) -> bool:
         """`put` for a typed record (its kind is its type's)."""
@@ -191,14 +235,15 @@ class Store:
 
     def iter_records(self, kind: str) -> Iterator[dict[str, Any]]:
         """Every record of a kind, read from the JSON files (the source of truth), one at a
-        time in key order."""
+        time in key order; one that does not read back is set aside, as `get` does."""
         base = os.path.join(self._records, kind)
         for prefix in sorted(_listdir(base)):
-            folder = os.path.join(base, prefix)
-            for name in sorted(_listdir(folder)):
-                if name.endswith(".json"):
-                    with open(os.path.join(folder, name), "rb") as f:
-                        yield json.loads(f.read())
+            for name in sorted(_listdir(os.path.join(base, prefix))):
+                key = name[:-len(".json")]
+                if name.endswith(".json") and key[:2] == prefix:  # strays are not records
+                    record = self.get(kind, key)
+                    if record is not None:
+                        yield record
 
     def query(self, kind: str, **where: str) -> list[dict[str, Any]]:
         """Records of a kind filtered on indexed columns (task_set, task_id, subject, status).
@@ -245,6 +290,53 @@ class Store:
         if data is not None and self.has_local(kind, key):
             self.index.add(kind, key, data)
 
+    # checks ---------------------------------------------------------------------------------
+    def missing_blobs(self, record: dict[str, Any]) -> list[tuple[str, str]]:
+        """(what, digest) of each blob `record` needs that neither this store nor its remote
+        holds (`_verify.needed_blobs`): a reader says so instead of showing nothing."""
+        return missing_blobs(record, self)
+
+    def missing_line(self, kind: str, key: str, what: str, digest: str) -> str:
+        """The line naming a missing blob, the record that needs it and what to do."""
+        return missing_line(kind, key, what, digest, self.root)
+
+    def verify(self, *, aside: bool = False, hashes: bool = False,
+               say: Callable[[str], None] = print) -> Verified:
+        """`evaluator store verify`: every record read back, every blob it needs there; with
+        `aside`, what is wrong is moved under `corrupt/` so that its target runs again."""
+        return verify(self, aside=aside, hashes=hashes, say=say)
+
+    def free_bytes(self) -> int:
+        """Bytes still free on the store's disk (for what a write may need)."""
+        return free_bytes(self.root)
+
+    def space_problem(self) -> str:
+        """Why the store's disk has too little room to start paid work ("" when it has): what
+        is free against `settings.store_min_free_mb`."""
+        need = settings.store_min_free_mb * 1_000_000
+        free = self.free_bytes()
+        if free >= need:
+            return ""
+        return (f"the store at {self.root} has {free:,} bytes free, under the "
+                f"{settings.store_min_free_mb} MB an attempt may need "
+                f"({Settings.store_min_free_mb.env}); free space on its disk, or set "
+                f"{Settings.store.env} to a store on a larger one")
+
+    def indexed(self, kind: str) -> set[str]:
+        """The keys of `kind` the index holds."""
+        return self.index.keys(kind)
+
+    def forget(self, kind: str, key: str) -> None:
+        """Drop a record from the index (its file was set aside)."""
+        self.index.remove(kind, key)
+
+    def _reindexed(self, why: str) -> None:
+        """A new index in place of a missing or damaged one: refilled from the records (the
+        source of truth), so queries never see an empty store that is not."""
+        count = self.reindex()
+        self._notify(f"store: the index of {self.root} was rebuilt from its {count} record(s) "
+                     f"({why})")
+
     # the local side, for the remote cache ---------------------------------------------------
     def has_local(self, kind: str, key: str) -> bool:
         return os.path.exists(self._record_str(kind, key))
@@ -259,21 +351,28 @@ class Store:
             return None
 
     def local_record(self, kind: str, key: str) -> bytes | None:
+        path = self._record_str(kind, key)
         try:
-            with open(self._record_str(kind, key), "rb") as f:
-                return f.read()
+            with open(path, "rb") as f:
+                data = f.read()
+                try:
+                    parse_record(data, kind, key)
+                except Unreadable as bad:  # never uploaded: set aside like any read
+                    self._set_aside(kind, key, path, bad, os.fstat(f.fileno()))
+                    return None
+                return data
         except FileNotFoundError:
             return None
 
     def land_blob(self, digest: str, data: bytes) -> None:
         path = self._blob_path(digest)
         if not path.exists():
-            create_exclusive(path, data, self._tmp)
+            create_exclusive(path, data, self._tmp, self._owner)
 
     def land_record(self, kind: str, key: str, body: bytes,
                     record: dict[str, Any]) -> dict[str, Any]:
         """Land a checked remote record as is; a local one that won a race is kept, and returned."""
-        if create_exclusive(self.record_path(kind, key), body, self._tmp):
+        if create_exclusive(self.record_path(kind, key), body, self._tmp, self._owner):
             self.index.add(kind, key, record)
             return record
         return self.get(kind, key) or record
@@ -287,13 +386,24 @@ class Store:
         path = self.root / "errors" / kind / key / f"{time.time():.6f}-{uuid.uuid4().hex[:8]}.json"
         body = {"cause": type(exc).__name__, "message": str(exc), "task_id": task_id,
                 "subject": subject, "kind": kind, "key": key, "created": time.time()}
-        create_exclusive(path, canonical_json(body), self._tmp)
+        try:
+            create_exclusive(path, canonical_json(body), self._tmp, self._owner)
+        except DiskFullError:
+            # The store keeps a small reserve for this: an infra error is recorded even on a
+            # full disk, so the target is counted and retried rather than lost from view.
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self.root / RESERVE)
+            try:
+                create_exclusive(path, canonical_json(body), self._tmp, self._owner)
+            except DiskFullError as full:
+                self._notify(f"store: the infra error of {kind}/{key} could not be recorded: "
+                             f"{full}")
 
     def errors(self, kind: str, key: str) -> list[dict[str, Any]]:
         base = self.root / "errors" / kind / key
         if not base.is_dir():
             return []
-        return [json.loads(p.read_bytes()) for p in sorted(base.glob("*.json"))]
+        return [_error_note(p) for p in sorted(base.glob("*.json"))]
 
     def error_count(self, kind: str, key: str) -> int:
         base = self.root / "errors" / kind / key
@@ -319,5 +429,37 @@ class Store:
     # derived files (verdict summaries and the like) ------------------------------------------
     def write_derived(self, relpath: str, data: bytes) -> Path:
         path = self.root / relpath
-        replace_atomic(path, data, self._tmp)
+        replace_atomic(path, data, self._tmp, self._owner)
         return path
+
+
+def _error_note(path: Path) -> dict[str, Any]:
+    """An infra error note; one that does not read back still counts (it was an error), and
+    says where it is rather than failing the summary or the page that lists it."""
+    try:
+        note = json.loads(path.read_bytes())
+    except ValueError:
+        note = None
+    if isinstance(note, dict):
+        return note
+    return {"cause": "UnreadableNote", "message": f"the error note {path} does not read back "
+            "as JSON; remove it, or `evaluator quarantine release` to retry the target"}
+
+
+# A small file the store keeps so that, on a full disk, removing it makes room for the infra
+# error notes that say what happened (remade by the next process that finds space for it).
+RESERVE = ".reserve"
+_RESERVE_BYTES = 1 << 20
+
+
+def _keep_reserve(path: Path) -> None:
+    if path.exists():
+        return
+    try:
+        with open(path, "xb") as f:
+            f.write(bytes(_RESERVE_BYTES))
+    except FileExistsError:
+        pass
+    except OSError:  # no room for it now (or a read-only store): the next process tries again
+        with contextlib.suppress(OSError):
+            path.unlink()

@@ -73,6 +73,8 @@ class RowReport:
 
     def line(self) -> str:
         why = "; ".join(self.problems + self.notes)
+        if self.status == "skipped":  # which line or folder, so it can be found and fixed
+            why = f"{self.where}: {why}"
         return f"{self.status:9} {self.instance_id:40} -> {self.task_id or '-'}" + (
             f"  ({why})" if why else "")
 

@@ -32,9 +32,16 @@ class Row:
         return str(self.data.get("instance_id") or "?")
 
 
+def _unreadable(where: str, why: str) -> Row:
+    """A row that could not be read, kept in its place so that it fails alone: the importer
+    skips it with its reason, the other rows go on."""
+    return Row(where, {"_unreadable": why})
+
+
 def read_rows(path: Path) -> list[Row]:
-    """Every row of `path` (a file or a task repo folder); BadInputError naming the file and
-    line when it is not JSON of rows."""
+    """Every row of `path` (a file or a task repo folder); BadInputError naming the file when
+    it is not JSON of rows at all. A JSONL line or a list item that is not a JSON object is a
+    row of its own that says so (`_unreadable`), so one bad line fails only itself."""
     if path.is_dir():
         return _task_repo(path)
     try:
@@ -58,11 +65,13 @@ def read_rows(path: Path) -> list[Row]:
         try:
             value = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise BadInputError(f"{path}:{n}: not a JSON row ({exc}); each line of a JSONL "
-                                "file must be one JSON object") from None
+            rows.append(_unreadable(f"{path}:{n}", f"not a JSON row ({exc}); each line of a "
+                                    "JSONL file must be one JSON object"))
+            continue
         if not isinstance(value, dict):
-            raise BadInputError(f"{path}:{n}: a row must be a JSON object, got "
-                                f"{type(value).__name__}")
+            rows.append(_unreadable(f"{path}:{n}", "a row must be a JSON object, got "
+                                    f"{type(value).__name__}"))
+            continue
         rows.append(Row(f"{path}:{n}", value))
     return rows
 
@@ -78,9 +87,8 @@ def _from_json(path: Path, value: Any) -> list[Row]:
         raise BadInputError(f"{path}: must hold a list of rows, got {type(value).__name__}")
     rows = []
     for i, item in enumerate(items):
-        if not isinstance(item, dict):
-            raise BadInputError(f"{path}: row {i} must be an object, got {type(item).__name__}")
-        rows.append(Row(f"{path}[{i}]", item))
+        rows.append(Row(f"{path}[{i}]", item) if isinstance(item, dict) else _unreadable(
+            f"{path}[{i}]", f"a row must be a JSON object, got {type(item).__name__}"))
     return rows
 
 
@@ -134,19 +142,35 @@ def id_list(row: dict[str, Any], column: str) -> list[str]:
     return value
 
 
-def read_predictions(path: Path) -> list[Prediction]:
-    """JSONL, a JSON list, or a JSON object keyed by instance id; BadInputError naming the row."""
+def read_predictions(path: Path, refused: list[str] | None = None) -> list[Prediction]:
+    """JSONL, a JSON list, or a JSON object keyed by instance id. A row that is not a prediction
+    is named with its line and field: appended to `refused` and left out when a list is given
+    (the other rows are graded), else raised as BadInputError."""
     out = []
     for row in read_rows(path):
-        d = row.data
-        iid, model, patch = d.get("instance_id"), d.get("model_name_or_path"), d.get("model_patch")
-        if not isinstance(iid, str) or not iid:
-            raise BadInputError(f"{row.where}: field 'instance_id' is missing or not a string")
-        if not isinstance(model, str) or not model:
-            raise BadInputError(f"{row.where}: field 'model_name_or_path' is missing; name the "
-                                "model (it is the subject on the leaderboard)")
-        if patch is not None and not isinstance(patch, str):
-            raise BadInputError(f"{row.where}: field 'model_patch' must be a string or null")
-        out.append(Prediction(row.where, iid, model,
-                              None if patch is None else patch.encode("utf-8", "surrogateescape")))
+        try:
+            out.append(_prediction(row))
+        except BadInputError as exc:
+            if refused is None:
+                raise
+            refused.append(str(exc))
     return out
+
+
+def _prediction(row: Row) -> Prediction:
+    d = row.data
+    if "_unreadable" in d:
+        raise BadInputError(f"{row.where}: {d['_unreadable']}")
+    iid, model, patch = d.get("instance_id"), d.get("model_name_or_path"), d.get("model_patch")
+    if not isinstance(iid, str) or not iid:
+        raise BadInputError(f"{row.where}: field 'instance_id' is missing or not a string")
+    if not isinstance(model, str) or not model:
+        raise BadInputError(f"{row.where}: field 'model_name_or_path' is missing; name the "
+                            "model (it is the subject on the leaderboard)")
+    if "model_patch" not in d:  # absent is not null: it would be graded as no patch at all
+        raise BadInputError(f"{row.where}: field 'model_patch' is missing; SWE-bench writes it "
+                            "on every row (null when the model made no patch)")
+    if patch is not None and not isinstance(patch, str):
+        raise BadInputError(f"{row.where}: field 'model_patch' must be a string or null")
+    return Prediction(row.where, iid, model,
+                      None if patch is None else patch.encode("utf-8", "surrogateescape"))

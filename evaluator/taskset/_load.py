@@ -8,6 +8,7 @@ from pathlib import Path
 
 from evaluator.datafiles import parse_model
 from evaluator.errors import BadInputError
+from evaluator.taskset._content import read_text, text_problems
 from evaluator.taskset._schema import SetSpec, TaskSpec
 
 _TASK_FILE_FIELDS = ("problem_statement", "gold_patch")
@@ -30,7 +31,14 @@ class Task:
 
     @property
     def problem_statement(self) -> str:
-        return self.path("problem_statement").read_text(encoding="utf-8")
+        try:
+            return read_text(self.path("problem_statement"), "the problem statement")
+        except ValueError as exc:  # the lock refuses it; a set locked before is named here
+            raise BadInputError(f"task {self.id!r}: {exc}") from None
+
+    def content_problems(self) -> list[str]:
+        """Why this task's text cannot be locked (not UTF-8, absurdly long); empty when it can."""
+        return text_problems(self.path("problem_statement"))
 
     @property
     def gold_patch(self) -> bytes:

@@ -46,6 +46,10 @@ def attempt_view(data: RunData, records: Records, key: str, limits: Limits) -> A
         grade=_grade(records, grade, task.required if task else (), limits, view.files),
         violations=(result or {}).get("violations") or [],
         flags=(result or {}).get("flags") or [],
+        # Checked on read: a blob that is gone shows as nothing, so the page says which.
+        missing=[{"what": f"the {kind}'s {what.removeprefix('its ')}", "digest": digest}
+                 for kind, rec in (("attempt", attempt), ("grade", grade)) if rec
+                 for what, digest in records.missing_blobs(rec)],
     )
     for name, field_ in (("trajectory.json", "trajectory"), ("conversation.json", "conversation")):
         if attempt and isinstance(attempt.get(field_), str):

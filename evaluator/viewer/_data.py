@@ -22,6 +22,10 @@ class Records(Protocol):
 
     def errors(self, kind: str, key: str) -> list[dict[str, Any]]: ...
 
+    def missing_blobs(self, record: dict[str, Any]) -> list[tuple[str, str]]:
+        """(what, digest) of each blob `record` needs that the store lacks."""
+        ...
+
 
 @dataclass(frozen=True)
 class TaskInfo:

@@ -19,7 +19,7 @@ from evaluator.viewer._attempt import attempt_view
 from evaluator.viewer._data import Limits, Records, RunData
 from evaluator.viewer._render import TEMPLATES, render
 from evaluator.viewer._task import task_view
-from evaluator.viewer._write import Unit, stamp, write_site
+from evaluator.viewer._write import Rendered, Unit, stamp, write_site
 
 AGREEMENT = "agreement.html"  # imported submissions re-verified (when there are any)
 _ATTEMPT = re.compile(r"^attempts/([0-9a-f]{8,128})\.html$")
@@ -46,6 +46,7 @@ class Site:
     def __init__(self, data: RunData, records: Records, limits: Limits | None = None) -> None:
         self.data, self.records, self.limits = data, records, limits or Limits()
         self.counts: dict[str, int] = {}  # pages rendered and kept by the last `write`
+        self.problems: list[str] = []  # what `write` found missing, one line per attempt
 
     def page(self, path: str) -> bytes | None:
         """The bytes at `path`, or None when the site has no such path."""
@@ -97,17 +98,26 @@ class Site:
         always = {path: self.page(path) or b""
                   for path in ("index.html", "grid.html", "style.css", *self.data.assets,
                                *([AGREEMENT] if self.data.agreement else []))}
-        self.counts = write_site(out_dir, list(units.values()), always, jobs)
+        self.problems = []
+        self.counts = write_site(out_dir, list(units.values()), always, jobs, self.problems)
         return out_dir / "index.html"
 
-    def _attempt_files(self, key: str) -> dict[str, bytes]:
+    def _attempt_files(self, key: str) -> Rendered:
         view = attempt_view(self.data, self.records, key, self.limits)
         if view is None:
-            return {}
-        files = {f"attempts/{key}.html": render("attempt.html.j2", **self._common(1),
-                                                **view.context)}
+            return Rendered()
+        files = Rendered({f"attempts/{key}.html": render("attempt.html.j2", **self._common(1),
+                                                         **view.context)})
         for name, digest in view.files.items():
             files[f"attempts/{key}/{name}"] = self._blob(digest) or b""
+        if view.context["missing"]:  # said by `doit report`; the page is rendered again next time
+            cell = self.data.cell(key) or {}
+            files.notes.append(
+                f"attempt {key} ({cell.get('agent')}/{cell.get('task_id')}/"
+                f"{cell.get('sample_idx')}): "
+                + "; ".join(f"{m['what']} (blob {m['digest']})" for m in view.context["missing"])
+                + " missing from the store; its page says so, and `evaluator store verify` "
+                  "names every such record and what to do")
         return files
 
     def _task_files(self, task_id: str) -> dict[str, bytes]:

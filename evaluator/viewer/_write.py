@@ -36,6 +36,15 @@ _POOL_FROM = 64
 Unit = tuple[str, str, Callable[[], dict[str, bytes]]]  # (page, stamp, render: path -> bytes)
 
 
+class Rendered(dict[str, bytes]):
+    """A unit's files, and what its render found wrong (a blob the page needed and the store
+    lacks): said by the caller, and the page is rendered again next time rather than kept."""
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self.notes: list[str] = []
+
+
 @functools.cache
 def viewer_version() -> str:
     """The viewer's own code and templates: a change re-renders every page once."""
@@ -47,16 +56,19 @@ def stamp(*parts: Any) -> str:
 
 
 def write_site(out_dir: Path, units: list[Unit], always: dict[str, bytes],
-               jobs: int | None = None) -> dict[str, int]:
+               jobs: int | None = None, notes: list[str] | None = None) -> dict[str, int]:
     """Bring `out_dir` to `units` (pages rendered only when their stamp moved) plus `always`
-    (written when their bytes differ); returns how many pages were rendered and kept."""
+    (written when their bytes differ); returns how many pages were rendered and kept. What
+    the renders noted (`Rendered.notes`) is added to `notes`."""
     out_dir.mkdir(parents=True, exist_ok=True)
     old = _read_manifest(out_dir)
     todo = [u for u in units if not _current(out_dir, old.get(u[0]), u[1])]
     redo = {u[0] for u in todo}
     manifest = {page: old[page] for page, _, _ in units if page not in redo}
-    for page, files, stamp_ in _render_all(out_dir, todo, jobs):
-        manifest[page] = [stamp_, files]
+    for page, files, stamp_, noted in _render_all(out_dir, todo, jobs):
+        manifest[page] = ["" if noted else stamp_, files]  # a page with a note is not done
+        if notes is not None:
+            notes.extend(noted)
     for path, data in always.items():
         h = hash_bytes(data)[:32]
         if (old.get(path) or [None])[0] != h or not (out_dir / path).is_file():
@@ -76,7 +88,7 @@ def _current(out_dir: Path, entry: Any, stamp_: str) -> bool:
 
 
 def _render_all(out_dir: Path, todo: list[Unit],
-                jobs: int | None) -> Iterator[tuple[str, list[str], str]]:
+                jobs: int | None) -> Iterator[tuple[str, list[str], str, list[str]]]:
     jobs = jobs or os.cpu_count() or 1
     if len(todo) < _POOL_FROM or jobs < 2:
         yield from (_render_one(out_dir, u) for u in todo)
@@ -93,19 +105,20 @@ def _render_all(out_dir: Path, todo: list[Unit],
 _PENDING: tuple[Path, list[Unit]] | None = None
 
 
-def _render_at(i: int) -> tuple[str, list[str], str]:
+def _render_at(i: int) -> tuple[str, list[str], str, list[str]]:
     assert _PENDING is not None
     out_dir, todo = _PENDING
     return _render_one(out_dir, todo[i])
 
 
-def _render_one(out_dir: Path, unit: Unit) -> tuple[str, list[str], str]:
+def _render_one(out_dir: Path, unit: Unit) -> tuple[str, list[str], str, list[str]]:
     page, stamp_, render = unit
     files = render()
     for path, data in files.items():
         _put(out_dir / path, data)
     # The page first: whether a unit is current is judged by its first file.
-    return page, sorted(files, key=lambda p: (p != page, p)), stamp_
+    return (page, sorted(files, key=lambda p: (p != page, p)), stamp_,
+            list(getattr(files, "notes", ())))
 
 
 def _read_manifest(out_dir: Path) -> dict[str, Any]:

@@ -35,6 +35,15 @@ def test_a_model_missing_from_the_price_table_is_refused_with_the_fixes(world) -
         with_prices(world, {"other": {"input_per_mtok": 1, "output_per_mtok": 1}}).plan().check_runnable()
 
 
+def test_an_unpriced_model_refuses_its_agent_alone(tmp_path) -> None:
+    """Issue 31: one agent's unpriced model failed the whole eval of its set."""
+    w = with_prices(World(tmp_path / "w", tasks=("t1",), agents=("base", "other"), baseline=None),
+                    {"other": {"input_per_mtok": 1, "output_per_mtok": 1}})
+    plan = w.plan()
+    assert "base" in plan.refused and "has no price" in plan.refused["base"]
+    assert {pa.agent.name for pa in plan.attempts} == {"other"}
+
+
 @pytest.mark.parametrize(("price", "how"), [("free", "model is free"),
                                             ("unpriced", "model cost unknown (unpriced)")])
 def test_an_acknowledged_price_mode_plans_and_says_how_it_is_costed(world, price, how) -> None:

@@ -50,3 +50,19 @@ def test_an_empty_set_folder_says_what_it_expected(project: Project, target: str
 def test_a_misnamed_set_names_the_known_ones(project: Project) -> None:
     out = project.doit("eval:mnii")
     assert "no task set 'mnii'" in out.stdout and "known sets: mini" in out.stdout
+
+
+def test_a_simulated_config_that_does_not_validate_fails_its_attempts_in_one_line(
+        gated: Project) -> None:
+    """Found by benchmarks/check_faults.py: a bad simulated-endpoint config failed doit's task
+    loading with a traceback; now each simulated attempt is not started, saying why, and no
+    error note counts against its retry budget."""
+    config = gated.root / "sim.yaml"
+    config.write_text(yaml.safe_dump({"colour": "blue"}))
+    gated.env["EVAL_SIMULATED_CONFIG"] = str(config)
+    out = gated.doit("eval:mini")
+    assert out.returncode != 0 and "Traceback" not in out.stdout + out.stderr
+    assert f"error: the simulated endpoint could not start: {config}" in out.stderr
+    assert out.stdout.count("not started: the simulated endpoint could not start") == 4
+    assert not (gated.root / "store" / "errors").exists() or not any(
+        (gated.root / "store" / "errors").rglob("*.json"))

@@ -56,8 +56,8 @@ def test_a_scan_leaves_out_what_does_not_parse_where_select_names_it(store: Stor
 
 def test_reindex_rebuilds_from_records(store: Store) -> None:
     store.put("grade", KEY, {"task_id": "t"})
-    (store.root / "index.sqlite").unlink()
     fresh = Store(store.root)
+    fresh.index.clear()  # as a crash between record and index leaves it
     assert fresh.query("grade") == []
     assert fresh.reindex() == 1 and fresh.query("grade")[0]["task_id"] == "t"
 

@@ -1,6 +1,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -109,3 +112,26 @@ def test_a_missing_image_says_which_command_fetches_it(tmp_path: Path, docker_cl
     assert f"`docker pull {image}`" in rep.problems[0]
     assert "swebench.harness.prepare_images --instance_ids acme__calc-1" in rep.problems[0]
     assert "--repo-dir" in rep.problems[0] and not (tmp_path / "tasks").exists()
+
+
+def test_one_bad_line_fails_alone_named_by_line_and_field(tmp_path: Path) -> None:
+    """Issue 31: a bad line of an instances file refused the whole file, good rows included."""
+    repo, sha = base_repo(tmp_path / "repo", "pytest")
+    good = [row(repo, sha, "pytest", f"acme__calc-{i}") for i in (1, 2)]
+    no_repo = {k: v for k, v in {**good[0], "instance_id": "acme__calc-3"}.items()
+               if k != "base_commit"}
+    lines = [json.dumps(good[0]), '{"instance_id": "acme__calc-9", "patch": ', json.dumps(no_repo),
+             json.dumps(good[1])]
+    (tmp_path / "rows.jsonl").write_text("\n".join(lines) + "\n")
+    out = subprocess.run([sys.executable, "-m", "evaluator", "import", "swebench",
+                          str(tmp_path / "rows.jsonl"), "--set", "imported", "--setup", "",
+                          "--repo-dir", str(repo), "--no-build", "--tasks", str(tmp_path / "tasks")],
+                         text=True, capture_output=True, cwd=tmp_path, timeout=300,
+                         env={**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])})
+    assert out.returncode == 1, out.stdout + out.stderr  # not every row made it
+    skipped = [line for line in out.stdout.splitlines() if line.startswith("skipped")]
+    assert len(skipped) == 2 and "rows.jsonl:2: not a JSON row" in skipped[0]
+    assert "rows.jsonl:3: missing or empty column(s): base_commit" in skipped[1]
+    assert "2 of 4 row(s) in tasks/imported" in out.stdout
+    assert [t.id for t in load_task_set("imported", tmp_path / "tasks").tasks] == [
+        "acme__calc-1", "acme__calc-2"]

@@ -83,3 +83,24 @@ def test_export_then_import_gives_the_same_verdicts_and_resolved_ids(graded: Swe
     second = json.loads((graded.root / "exp2" / "summary.json").read_text())
     assert second["resolved_ids"] == first["resolved_ids"]
     assert "acme__calc-pytest" in first["resolved_ids"]
+
+
+def test_a_bad_predictions_row_fails_alone_and_no_patch_is_never_an_empty_one(
+        graded: SweProject) -> None:
+    """Issue 31: one bad line refused the whole file; a row without `model_patch` was graded
+    as an empty patch."""
+    good = [{"instance_id": iid, "model_name_or_path": "model-c", "model_patch": r["patch"]}
+            for iid, r in sorted(graded.rows.items())]
+    no_patch = {"instance_id": good[0]["instance_id"], "model_name_or_path": "forgot-patch"}
+    lines = [json.dumps(good[0]), "{truncated", json.dumps(no_patch),
+             *(json.dumps(g) for g in good[1:])]
+    (graded.root / "mixed.jsonl").write_text("\n".join(lines) + "\n")
+    out = graded.evaluator("predictions", "grade", "mixed.jsonl", "--set", "sw")
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert "mixed.jsonl:2: not a JSON row" in out.stdout
+    assert "mixed.jsonl:3: field 'model_patch' is missing" in out.stdout
+    assert f"{len(good)} prediction(s) of 1 subject(s)" in out.stdout  # the good rows, graded
+    report = graded.evaluator("report", "--set", "sw", "--reports", str(graded.root / "out3"))
+    board = json.loads((graded.root / "out3" / "sw" / "summary.json").read_text())["leaderboard"]
+    rates = {r["agent"]: r["resolve_rate"] for r in board}
+    assert rates["model-c"] == 1.0 and "forgot-patch" not in rates, report.stdout

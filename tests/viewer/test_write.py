@@ -80,3 +80,26 @@ def test_many_pages_render_in_a_pool_to_the_same_bytes(tmp_path: Path,
     site.write(serial, jobs=1)
     assert _files(pooled) == _files(serial) and len(_files(pooled)) > 10
     assert not [p for p in os.listdir(pooled) if p.startswith(".w-")]
+
+
+def _unit(i: int, note: bool) -> _write.Unit:
+    def render() -> dict[str, bytes]:
+        files = _write.Rendered({f"p{i}.html": b"page"})
+        if note:
+            files.notes.append(f"page {i} lacks a blob")
+        return files
+
+    return f"p{i}.html", "stamp", render
+
+
+def test_what_a_render_notes_comes_back_from_the_pool_and_its_page_is_not_kept(
+        tmp_path: Path) -> None:
+    """A page rendered without a blob it needed says so (`doit report` prints the note), from
+    a forked renderer too, and is rendered again next time rather than kept as done."""
+    units = [_unit(i, i == 3) for i in range(_write._POOL_FROM + 6)]
+    notes: list[str] = []
+    counts = _write.write_site(tmp_path, units, {}, jobs=2, notes=notes)
+    assert counts == {"rendered": len(units), "kept": 0} and notes == ["page 3 lacks a blob"]
+    notes.clear()
+    counts = _write.write_site(tmp_path, units, {}, jobs=2, notes=notes)
+    assert counts == {"rendered": 1, "kept": len(units) - 1} and notes == ["page 3 lacks a blob"]
