@@ -48,7 +48,7 @@ SCAFFOLD = Contract(
     (FIRST,),
     ("agents/_protocol.py", "agents/_wire.py", "agents/_child.py", "attempts/_drive.py",
      "attempts/_host.py", "attempts/_isolation.py", "attempts/_meter.py",
-     "attempts/_activate.py", "attempts/_run.py"),
+     "attempts/_activate.py", "attempts/_run.py", "attempts/_spend.py"),
     "tests/contracts/test_scaffold_golden.py",
 )
 REFERENCE_AGENT = Contract(
