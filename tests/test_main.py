@@ -18,7 +18,7 @@ from tests.helpers import unavailable
 ROOT = Path(__file__).resolve().parents[1]
 # Commands that read no task set.
 _NO_SET = {"serve", "remote push", "config", "images pull", "images load", "images list", "userns",
-           "contracts"}
+           "contracts", "store verify"}
 
 
 def _commands(p: argparse.ArgumentParser, name: str = "") -> Iterator[tuple[str, argparse.ArgumentParser]]:

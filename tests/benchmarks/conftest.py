@@ -8,8 +8,8 @@ import shutil
 
 import pytest
 
+from tests.browsers import CHROMEDRIVER, CHROMIUM
 from tests.helpers import unavailable
-from tests.viewer.conftest import CHROMEDRIVER, CHROMIUM
 
 
 @pytest.fixture(scope="session")

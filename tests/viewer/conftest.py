@@ -11,12 +11,9 @@ from typing import Any
 
 import pytest
 
+from tests.browsers import CHROMEDRIVER, CHROMIUM
 from tests.helpers import unavailable
 from tests.viewer._world import ViewerWorld, make_world
-
-CHROMIUM = os.environ.get("EVAL_CHROMIUM", "/usr/bin/chromium")
-CHROMEDRIVER = os.environ.get("EVAL_CHROMEDRIVER", "/usr/bin/chromedriver")
-
 
 
 @pytest.fixture(scope="session")
