@@ -98,15 +98,7 @@ class S3Remote:
 
     def read_lease(self, kind: str, key: str) -> tuple[bytes, str] | None:
         """The lease's bytes and ETag, or None when there is none."""
-        name = self._lease_key(kind, key)
-        try:
-            resp = self._s3().get_object(Bucket=self.config.bucket, Key=name)
-            data: bytes = resp["Body"].read()
-        except Exception as exc:
-            if _code(exc) in ("NoSuchKey", "404"):
-                return None
-            raise self._translate(f"get {name}", exc) from exc
-        return data, str(resp["ETag"])
+        return self._get_tagged(self._lease_key(kind, key))
 
     def replace_lease(self, kind: str, key: str, data: bytes, etag: str) -> str | None:
         """Overwrite the lease only if it is still the one seen (`etag`); its new ETag, or None
@@ -152,6 +144,11 @@ class S3Remote:
             return self._client
 
     def _get(self, name: str) -> bytes | None:
+        got = self._get_tagged(name)
+        return None if got is None else got[0]
+
+    def _get_tagged(self, name: str) -> tuple[bytes, str] | None:
+        """The object's bytes and ETag, or None when there is none."""
         try:
             resp = self._s3().get_object(Bucket=self.config.bucket, Key=name)
             data: bytes = resp["Body"].read()
@@ -159,7 +156,7 @@ class S3Remote:
             if _code(exc) in ("NoSuchKey", "404"):
                 return None
             raise self._translate(f"get {name}", exc) from exc
-        return data
+        return data, str(resp["ETag"])
 
     def _put_once(self, name: str, data: bytes) -> bool:
         if not self.writable:
