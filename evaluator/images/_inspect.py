@@ -27,6 +27,8 @@ from evaluator.images._seal_script import SCRIPT
 # Runs the seal script in `inspect` mode without a gold patch, then GOLDS over $S/gold-*.patch.
 _BOTH = 'sh -c "$1" seal inspect "$3" "$4" "$5" || exit $?; exec sh -c "$2" golds "$3" "$4" "$5"'
 
+_KILLED = 137  # 128 + SIGKILL
+
 GOLDS = r"""
 set -u
 wd=$1 base=$2 S=$3
@@ -77,6 +79,10 @@ def inspect_histories(client: Any, image: str, workdir: str, base_commit: str,
     names = list(golds)
     files = {f"gold-{i}.patch": data for i, data in enumerate(golds.values()) if data}
     code, out = _run(client, image, workdir, base_commit, files, labels or {})
+    if code == _KILLED:
+        # SIGKILL from outside the script (the kernel's OOM killer while a parallel lock reads
+        # other images): a transient infra fault, so the read is made once more before failing.
+        code, out = _run(client, image, workdir, base_commit, files, labels or {})
     if code != 0:
         seal_failed(code, out, image, workdir, base_commit, "reading the repository's history")
     head, _, rest = out.partition("\npatch\t")
