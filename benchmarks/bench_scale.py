@@ -43,7 +43,14 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from scale_project import ScaleProject, Template, build_project, land_attempts, read_template  # noqa: E402
+from scale_project import (  # noqa: E402
+    ScaleProject,
+    Template,
+    build_project,
+    land_attempts,
+    plan_of,
+    read_template,
+)
 
 from benchmarks._demo import SET, demo_copy  # noqa: E402
 
@@ -89,7 +96,8 @@ def run(cmd: list[str], env: dict[str, str], cwd: Path, check: str = "") -> Figu
     return Figure(wall, cpu, maxrss_kb / 1024)
 
 
-def api(project: ScaleProject, env: dict[str, str], agents: list[str]) -> dict[str, Figure]:
+def api(project: ScaleProject, env: dict[str, str], agents: list[str],
+        label: str = "") -> dict[str, Figure]:
     """Leaderboard and compare through a real server, first request and second."""
     port = _free_port()
     server = subprocess.Popen([sys.executable, "-m", "evaluator", "serve", "--port", str(port)],
@@ -109,7 +117,8 @@ def api(project: ScaleProject, env: dict[str, str], agents: list[str]) -> dict[s
                 wall = time.perf_counter() - t0
                 if r.status_code != 200:
                     raise SystemExit(f"GET {path}: {r.status_code} {r.text[:2000]}")
-                figures[f"GET /v1/{name} ({turn})"] = Figure(wall, float("nan"), float("nan"))
+                figures[f"GET /v1/{name} ({turn}){label}"] = Figure(wall, float("nan"),
+                                                                     float("nan"))
     finally:
         server.terminate()
         server.wait(30)
@@ -136,37 +145,58 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def one_size(t: Template, root: Path, n: int, to_run: int) -> dict[str, Figure]:
+def one_size(t: Template, root: Path, n: int, to_run: int,
+             before: Path | None = None) -> dict[str, Figure]:
     tasks = max(1, n // (AGENTS * SAMPLES))
     t0 = time.perf_counter()
-    project = build_project(t, root, "scale", tasks, AGENTS, SAMPLES)
-    planned = list(project.plan.attempts)
-    env = {**os.environ, **project.env, "PYTHONPATH": str(REPO)}
-    env.pop("EVAL_SIMULATED_URL", None)
+    landed = root / ".landed"  # the project is whole: `--keep` with `--reuse` starts from it
     figures: dict[str, Figure] = {}
-    land_attempts(project, t, planned[0::2])
-    print(f"  {len(planned)} attempts planned on {tasks} tasks; half landed in "
-          f"{time.perf_counter() - t0:.1f}s", flush=True)
-    figures["doit plan (half done)"] = run([*DOIT, "plan:scale"], env, root, "would run")
-    rest = planned[1::2]
-    run_now, rest = rest[-to_run:] if to_run else [], rest[:-to_run] if to_run else rest
-    land_attempts(project, t, rest)
-    if run_now:
-        f = run([*DOIT, "-n", "2", "-P", "process", "eval:scale"], env, root, "eval of task set")
-        f.note = f"{len(run_now)} run: {f.cpu / len(run_now):.2f} CPU s each"
-        figures[f"doit eval (runs {len(run_now)})"] = f
-    figures["doit eval (no-op)"] = run([*DOIT, "eval:scale"], env, root, "eval of task set")
-    if run_now:
-        ran, noop = figures[f"doit eval (runs {len(run_now)})"], figures["doit eval (no-op)"]
-        # What running an attempt adds beyond what any eval of this set costs (planning, the
-        # index): the sandboxes', agent's and grader's work plus the harness's per attempt.
-        ran.note += (f"; {(ran.cpu - noop.cpu) / len(run_now):.2f} CPU s each beyond the "
-                     f"no-op eval's")
-    figures["doit report (first)"] = run([*DOIT, "report:scale"], env, root, "report of task set")
-    figures["doit report (again)"] = run([*DOIT, "report:scale"], env, root, "report of task set")
-    pages = sum(1 for _ in (root / "reports").rglob("*") if _.is_file())
-    figures["doit report (again)"].note = f"site and report: {pages} files"
-    figures.update(api(project, env, [a for a in project.plan.agents]))
+    if landed.is_file():
+        project = ScaleProject(root, "scale", plan_of(root, "scale"))
+        env = {**os.environ, **project.env, "PYTHONPATH": str(REPO)}
+        env.pop("EVAL_SIMULATED_URL", None)
+        print(f"  {len(project.plan.attempts)} attempts planned on {tasks} tasks, all landed "
+              f"(reused)", flush=True)
+    else:
+        shutil.rmtree(root, ignore_errors=True)
+        root.mkdir(parents=True)
+        project = build_project(t, root, "scale", tasks, AGENTS, SAMPLES)
+        env = {**os.environ, **project.env, "PYTHONPATH": str(REPO)}
+        env.pop("EVAL_SIMULATED_URL", None)
+        planned = list(project.plan.attempts)
+        land_attempts(project, t, planned[0::2])
+        print(f"  {len(planned)} attempts planned on {tasks} tasks; half landed in "
+              f"{time.perf_counter() - t0:.1f}s", flush=True)
+        figures["doit plan (half done)"] = run([*DOIT, "plan:scale"], env, root, "would run")
+        rest = planned[1::2]
+        run_now, rest = rest[-to_run:] if to_run else [], rest[:-to_run] if to_run else rest
+        land_attempts(project, t, rest)
+        if run_now:
+            f = run([*DOIT, "-n", "2", "-P", "process", "eval:scale"], env, root,
+                    "eval of task set")
+            f.note = f"{len(run_now)} run: {f.cpu / len(run_now):.2f} CPU s each"
+            figures[f"doit eval (runs {len(run_now)})"] = f
+        figures["doit eval (no-op)"] = run([*DOIT, "eval:scale"], env, root, "eval of task set")
+        if run_now:
+            ran, noop = figures[f"doit eval (runs {len(run_now)})"], figures["doit eval (no-op)"]
+            # What running an attempt adds beyond what any eval of this set costs (planning,
+            # the index): the sandboxes', agent's and grader's work plus the harness's.
+            ran.note += (f"; {(ran.cpu - noop.cpu) / len(run_now):.2f} CPU s each beyond the "
+                         f"no-op eval's")
+        landed.touch()
+    # The report and the API, with the code `--before` names first (its own reports folder),
+    # then this checkout's: the same project, side by side.
+    for label, code in ([(" before", before)] if before else []) + [("", REPO)]:
+        out = root / ("reports-before" if label else "reports")
+        env_v = {**env, "PYTHONPATH": str(code), "EVAL_REPORTS": str(out)}
+        doit = [sys.executable, "-m", "doit", "-f", str(code / "dodo.py")]
+        first = "first" if not (out / "scale" / "site").is_dir() else "first, reused site"
+        figures[f"doit report ({first}){label}"] = run([*doit, "report:scale"], env_v, root,
+                                                        "report of task set")
+        again = figures[f"doit report (again){label}"] = run([*doit, "report:scale"], env_v,
+                                                              root, "report of task set")
+        again.note = f"site and report: {sum(1 for _ in out.rglob('*') if _.is_file())} files"
+        figures.update(api(project, env_v, list(project.plan.agents), label))
     figures["Store.reindex()"] = run([sys.executable, "-c", (
         "import sys; from evaluator.store import Store; "
         "print(Store(sys.argv[1], remote=None).reindex())"), str(root / "store")], env, root)
@@ -230,6 +260,11 @@ def main() -> None:
     ap.add_argument("--set", default=None, help="the template's task set (default demo, or "
                                                 "the only set of --template)")
     ap.add_argument("--keep", type=Path, default=None, help="build under this folder, keep it")
+    ap.add_argument("--reuse", action="store_true", help="with --keep: a size whose project "
+                    "a run before landed whole is not made again (no plan or eval figures)")
+    ap.add_argument("--before", type=Path, default=None,
+                    help="a checkout of the code before a change (`git worktree add DIR "
+                         "main`): the report and the API run with it too, side by side")
     args = ap.parse_args()
     sizes = [100, 300] if args.smoke else sorted(args.sizes)
     to_run = min(args.run, 1) if args.smoke else args.run
@@ -251,9 +286,9 @@ def main() -> None:
         for n in sizes:
             print(f"size {n:,}:", flush=True)
             root = base / f"n{n}"
-            shutil.rmtree(root, ignore_errors=True)
-            root.mkdir(parents=True)
-            results[n] = one_size(template, root, n, to_run)
+            if not args.reuse:
+                shutil.rmtree(root, ignore_errors=True)
+            results[n] = one_size(template, root, n, to_run, args.before)
             print(table([n], {n: results[n]}), flush=True)
     finally:
         if args.keep is None:
