@@ -10,7 +10,8 @@ through the real planner (`scale_project.py`). At each size it times, as separat
   grades, with everything else stored): the harness's cost per attempt run as the store grows;
 - a no-op `doit eval:<set>` (everything stored);
 - `doit report:<set>`, first and again (the site is written only where a page changed);
-- the HTTP API's `GET /v1/leaderboard` and `/v1/compare`, first and again;
+- the HTTP API's `GET /v1/leaderboard` and `/v1/compare`, first and again (the median of five more, on one
+  connection);
 - `Store.reindex()`.
 
 It prints wall seconds, CPU seconds (the process and its children) and peak RSS per command and
@@ -105,7 +106,8 @@ def run(cmd: list[str], env: dict[str, str], cwd: Path, check: str = "") -> Figu
 
 def api(project: ScaleProject, env: dict[str, str], agents: list[str],
         label: str = "") -> dict[str, Figure]:
-    """Leaderboard and compare through a real server, first request and second."""
+    """Leaderboard and compare through a real server: the first request, and the median of
+    `_AGAIN` more on the same connection."""
     port = _free_port()
     server = subprocess.Popen([sys.executable, "-m", "evaluator", "serve", "--port", str(port)],
                               env=env, cwd=project.root, stdout=subprocess.DEVNULL,
