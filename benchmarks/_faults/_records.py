@@ -89,7 +89,10 @@ def _torn_grade(p: Project, v: Verdict) -> None:
 
 
 def _torn_verdict(p: Project, v: Verdict) -> None:
-    path = sorted(p.records("verdict").values())[0]
+    # One of `mini`'s: the first by key was `other`'s in some generated projects (keys change
+    # with the project), and the row then judged the wrong set.
+    path = sorted(f for f in p.records("verdict").values()
+                  if json.loads(f.read_bytes())["task_set"] == "mini")[0]
     path.write_bytes(b'{"kind": "verdict", "ke')
     plan = p.doit("plan:mini")
     v.rc(plan, False)
