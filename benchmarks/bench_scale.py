@@ -10,8 +10,8 @@ through the real planner (`scale_project.py`). At each size it times, as separat
   grades, with everything else stored): the harness's cost per attempt run as the store grows;
 - a no-op `doit eval:<set>` (everything stored);
 - `doit report:<set>`, first and again (the site is written only where a page changed);
-- the HTTP API's `GET /v1/leaderboard` and `/v1/compare`, first and again (the median of five more, on one
-  connection);
+- the HTTP API's `GET /v1/leaderboard` and `/v1/compare`, first and again (the median of five
+  more, on one connection);
 - `Store.reindex()`.
 
 It prints wall seconds, CPU seconds (the process and its children) and peak RSS per command and
