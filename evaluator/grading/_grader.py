@@ -87,7 +87,8 @@ class DockerGrader:
             outcome, tests=v.tests, exit_code=seen.exit_code, timed_out=seen.timed_out,
             detail="; ".join(filter(None, [v.reason, *v.notes, *d.partial])), output=seen.output,
             evidence=tuple(e.text for e in v.evidence), sources=sources, ids=odd,
-            hardening=notes, flags=v.flags, observed=_observed(spec, seen, checks), **common)
+            hardening=notes, flags=v.flags, observed=_observed(spec, seen, checks), kept=kept,
+            **common)
 
     def _disguise(self, sb: Sandbox, spec: GradeSpec, nonce: str,
                   hidden: dict[str, bytes]) -> Disguise:

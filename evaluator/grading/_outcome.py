@@ -42,6 +42,10 @@ class GradeOutcome:
     # What the run showed beside the required outcomes: the twins' outcomes, the second
     # observation's, the disguise's (the gold gate's calibration reads them).
     observed: dict[str, Any] = field(default_factory=dict)
+    # The skipped PASS_TO_PASS ids SWE-bench's parser keeps (`official_keeps`), read from the
+    # run's output under this grade's fresh names and mapped back: the output never prints the
+    # published ids, so nothing downstream can read them from it (None: no run was read).
+    kept: tuple[str, ...] | None = None
 
     @property
     def resolved(self) -> bool:
@@ -56,6 +60,7 @@ class GradeOutcome:
             "evidence": list(self.evidence), "nonce": self.nonce, "ids": self.ids,
             "hardening": list(self.hardening), "backend": self.backend,
             "flags": list(self.flags), "observed": self.observed,
+            "kept": None if self.kept is None else list(self.kept),
         }
 
 

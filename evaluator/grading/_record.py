@@ -8,10 +8,12 @@ a patch is never graded twice and every grade record has the same shape.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
 from evaluator.errors import BadInputError, InfraError
+from evaluator.grading._logs import official_keeps
 from evaluator.grading._outcome import GradeOutcome, Grader
 from evaluator.grading._patchfilter import pack_sources
 from evaluator.grading._pool import CalibrationRecord
@@ -42,6 +44,9 @@ class GradeRecord(Record):
     backend: dict[str, str] = {}  # which backend ran the grade (`Backend.to_record`); in no key
     flags: list[str] = []  # a resolved grade's evidence for a person (`environment-sensitive`)
     observed: dict[str, Any] = {}  # twins', second observation's and disguise's outcomes
+    # Skipped PASS_TO_PASS ids the official parser keeps, under their published names (the
+    # run's output holds fresh ones); None in a grade that read no run, or made before it.
+    kept: list[str] | None = None
     task_set: str
     task_id: str
     subject: str  # what the patch is: attempt, prediction, gold, empty (or an exploit family)
@@ -65,6 +70,15 @@ class GradeRecord(Record):
             base_commit=spec.base_commit, hidden_tests=spec.hidden_tests_hash, started=started,
             grader_version=harness_version("grader"), lock_version=lock_version, output=output,
             sources=sources)
+
+    def keeps(self, results: str, ids: Sequence[str], output: Callable[[], str]
+              ) -> tuple[str, ...]:
+        """Which of `ids` (PASS_TO_PASS) SWE-bench's parser keeps as skipped in this grade: as
+        the grader read them under the run's fresh names; for a grade made before it recorded
+        them (run under the published names), read from its output (`output()`)."""
+        if self.kept is not None:
+            return tuple(t for t in ids if t in self.kept)
+        return official_keeps(results, output(), ids)
 
 
 def grade_once(store: Store, grader: Grader, spec: GradeSpec, patch: bytes,

@@ -21,7 +21,7 @@ from typing import Any
 from evaluator.attempts import AttemptRecord, attempt_status, load_eval, plan_eval
 from evaluator.errors import BadInputError
 from evaluator.gold import VerdictRecord, exploit_summary, verdicts
-from evaluator.grading import NOT_RUN, GradeRecord, official_keeps, why_not
+from evaluator.grading import NOT_RUN, GradeRecord, why_not
 from evaluator.lock import Lock
 from evaluator.result import FLAGGED, RESOLVED, ResultRecord, Reviews, flag_lines
 from evaluator.settings import settings
@@ -47,14 +47,16 @@ class Outcome:
 
 def official_keeps_of(store: Store, task: Task, grade: GradeRecord | None) -> tuple[str, ...]:
     """The skipped PASS_TO_PASS tests of `grade` that SWE-bench's parser keeps (it names them
-    in the run's output: `grading.official_keeps`); none for a hand-written task."""
-    if grade is None or task.spec.pass_to_pass_rule != "swebench" or not grade.output:
+    in the run's output: `GradeRecord.keeps`); none for a hand-written task."""
+    if grade is None or task.spec.pass_to_pass_rule != "swebench":
         return ()
     skipped = [t for t in task.spec.pass_to_pass if grade.tests.get(t) == "skipped"]
     if not skipped:
         return ()
-    output = store.get_blob(grade.output).decode("utf-8", "replace")
-    return official_keeps(task.spec.results, output, skipped)
+    # The grader read them from the run's output under the grade's fresh names (the output
+    # never prints the published ids); `keeps` reads an older grade's output itself.
+    return grade.keeps(task.spec.results, skipped, lambda: store.get_blob(grade.output).decode(
+        "utf-8", "replace") if grade.output else "")
 
 
 def tests_status(task: Task, grade: GradeRecord | None, dropped: dict[str, str],
