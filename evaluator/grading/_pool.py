@@ -145,12 +145,18 @@ def pool_from(grades: Mapping[str, Any], required: Sequence[str]) -> Calibrated:
         want = [g.tests.get(t) for g in (bare, twins)]
         second = [g.observed.get("second", {}).get(t) for g in (bare, twins)]
         var = [g.observed.get("varied", {}).get(t) for g in (bare, twins)]
-        if second == want:
+        # Only an outcome the run reported can be reproduced: a suite that does not run under
+        # other names reports none in these grades, and "missing" twice says nothing of the
+        # second look (it would then weigh, against the published-name grades, a test it
+        # cannot run).
+        if any(w in (None, "missing") for w in want):
+            unlooked[t] = "the run under fresh names does not report it"
+        elif second == want:
             looked.append(t)
         else:
             unlooked[t] = f"the second observation says {'/'.join(map(str, second))} where " \
                           f"the run says {'/'.join(map(str, want))}"
-        if var == want and second == want:
+        if t in looked and var == want:
             varied.append(t)
     return Calibrated(renamed, "; ".join(why), pool, rejected, empty_seen, looked, varied,
                       unlooked)

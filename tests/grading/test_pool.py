@@ -64,6 +64,15 @@ def test_what_the_second_look_cannot_reproduce_under_gold_is_not_weighed() -> No
     assert F2P[1] in c.looked and F2P[1] not in c.varied
 
 
+def test_a_suite_that_reports_nothing_under_other_names_has_nothing_looked_at() -> None:
+    """Its grades run under the published names, where the second look was never compared:
+    "missing" in the run and in the second look is no reproduction."""
+    none = dict.fromkeys(REQUIRED, "missing")
+    c = _calibrated(**{BARE: _grade(none), TWINS: _grade(none)})
+    assert not c.renamed and not c.looked and not c.varied
+    assert all("does not report it" in c.unlooked[t] for t in REQUIRED)
+
+
 def test_a_grade_draws_failing_to_pass_twins_first_and_by_its_nonce() -> None:
     pool = Pool("k", True, tuple(made()))
     drawn = pool.draw("a")
