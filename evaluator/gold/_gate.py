@@ -218,20 +218,22 @@ def write_verdict(store: Store, task_set: TaskSet, lock: Lock, plan: GoldPlan) -
 def calibration_summary(c: CalibrationRecord | None, fail_to_pass: tuple[str, ...]
                         ) -> dict[str, Any]:
     """What a verdict says of its task's calibration: whether its tests run under fresh names,
-    how many validated twins, how many FAIL_TO_PASS tests the second observation weighs."""
+    how many validated twins, how many FAIL_TO_PASS tests the second observation weighs, and
+    which calibration grades left no report (`no_report`, only where one did)."""
     if c is None:
         return {}
     looked = [t for t in fail_to_pass if t in c.looked]
     varied = [t for t in fail_to_pass if t in c.varied]
     why = [c.why] if c.why else []
-    if not c.twins:
+    if not c.twins and not c.silent:
         why.append("no twin the gold patch fails: graded without twins")
     if fail_to_pass and not looked:
         why.append("the second observation reproduces none of its FAIL_TO_PASS tests under the "
                    "gold patch")
     return {"key": c.key, "renamed": c.renamed, "twins": len(c.twins),
             "rejected_twins": len(c.rejected), "looked_f2p": len(looked),
-            "varied_f2p": len(varied), "f2p": len(fail_to_pass), "why": "; ".join(why)}
+            "varied_f2p": len(varied), "f2p": len(fail_to_pass), "why": "; ".join(why),
+            **({"no_report": list(c.silent)} if c.silent else {})}
 
 
 def verdicts(store: Store, task_set: TaskSet, lock: Lock) -> dict[str, VerdictRecord]:

@@ -40,7 +40,7 @@ def _store(store: Store, spec: GradeSpec, grades: dict[str, GradeRecord]) -> Cal
     record = CalibrationRecord(
         task_set=spec.task_set, task_id=spec.task_id, renamed=c.renamed, why=c.why,
         twins=c.twins, rejected=c.rejected, empty=c.empty, looked=c.looked, varied=c.varied,
-        unlooked=c.unlooked, grades=[g.key for g in grades.values()],
+        unlooked=c.unlooked, silent=c.silent, grades=[g.key for g in grades.values()],
         grader_version=harness_version("grader"))
     store.write(spec.pool_key, record)
     return store.read(CalibrationRecord, spec.pool_key) or record

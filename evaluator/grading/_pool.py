@@ -11,6 +11,11 @@ grader version):
 
 From them (`pool_from`):
 
+- whether each run left a report: a calibration grade with none (a crash, a timeout, JUnit XML
+  that does not parse) says nothing of the suite; the gate grades the task under its published
+  names, without twins and weighing no second look, and says which grade and why (`silent`);
+  an empty patch's run with no report leaves only the twins' outcomes without a fix unknown;
+
 - whether the suite runs under other names: `bare`'s required outcomes must be `plain`'s (a
   suite that refers to its own test names does not): otherwise the task is graded under its
   published names, and its verdict and the report say so;
@@ -32,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evaluator.grading._junit import ERROR, FAILED, PASSED
+from evaluator.grading._outcome import INCONSISTENT, NO_REPORT
 from evaluator.grading._twins import Candidate
 from evaluator.store import Record
 
@@ -86,6 +92,7 @@ class CalibrationRecord(Record):
     looked: list[str] = []
     varied: list[str] = []
     unlooked: dict[str, str] = {}  # required id -> why the second observation cannot weigh it
+    silent: list[str] = []  # the calibration grades whose run left no report (`GRADES` names)
     grades: list[str] = []  # the calibration grades' keys, in `GRADES` order
     grader_version: str = ""
 
@@ -106,13 +113,28 @@ class Calibrated:
     looked: list[str] = field(default_factory=list)
     varied: list[str] = field(default_factory=list)
     unlooked: dict[str, str] = field(default_factory=dict)
+    silent: list[str] = field(default_factory=list)
 
 
 def pool_from(grades: Mapping[str, Any], required: Sequence[str]) -> Calibrated:
     """The calibration from its four grades (records or outcomes: `.tests`, `.observed`), by
     name (`PLAIN`, `BARE`, `TWINS`, `EMPTY`)."""
     plain, bare, twins, empty = (grades[n] for n in (PLAIN, BARE, TWINS, EMPTY))
+    silent = {n: getattr(g, "detail", "") or "" for n, g in grades.items()
+              if getattr(g, "outcome", None) in (NO_REPORT, INCONSISTENT)}
+    said = "; ".join(f"{n}: {d[:160]}" if d else n for n, d in sorted(silent.items()))
+    if silent.keys() - {EMPTY}:
+        # Nothing is known of the suite under fresh names: compared, a run with no report
+        # would read as every required test changing, and the task as not renamable.
+        return Calibrated(False, f"calibration grade(s) left no report ({said}): nothing is "
+                          "known of the suite under fresh names, so it is graded under its "
+                          "published names, without twins and weighing no second look",
+                          unlooked=dict.fromkeys(required, "a calibration grade left no "
+                                                           "report"), silent=sorted(silent))
     why: list[str] = []
+    if silent:
+        why.append(f"the empty patch's calibration grade left no report ({said}): the twins' "
+                   "outcomes without a fix are unknown")
     changed = sorted(t for t in required if plain.tests.get(t) != bare.tests.get(t))
     renamed = not changed
     if changed:
@@ -159,4 +181,4 @@ def pool_from(grades: Mapping[str, Any], required: Sequence[str]) -> Calibrated:
         if t in looked and var == want:
             varied.append(t)
     return Calibrated(renamed, "; ".join(why), pool, rejected, empty_seen, looked, varied,
-                      unlooked)
+                      unlooked, sorted(silent))

@@ -64,7 +64,9 @@ def _calibration_action(name: str, task_id: str) -> TaskFailed | None:
         return TaskFailed(f"{label}: {type(exc).__name__}: {exc}")
     say(f"{task_id:32} calibrated: {len(rec.twins)} twin(s), "
         + ("fresh names" if rec.renamed else "published names")
-        + f", second look on {len(rec.looked)} required test(s)")
+        + f", second look on {len(rec.looked)} required test(s)"
+        + (f"; no report from its {', '.join(rec.silent)} grade(s): {rec.why}"[:400]
+           if rec.silent else ""))
     return None
 
 

@@ -80,3 +80,28 @@ def test_a_grade_draws_failing_to_pass_twins_first_and_by_its_nonce() -> None:
     assert len({(c.classes, c.name) for c in drawn}) == len({(c.classes, c.name) for c in made()
                                                             if c.f2p} | set())
     assert any(pool.draw(str(i)) != drawn for i in range(10))
+
+
+def _silent(detail: str) -> SimpleNamespace:
+    g = _grade({})
+    g.outcome, g.detail = "no_report", detail
+    return g
+
+
+def test_a_calibration_grade_with_no_report_is_said_not_read_as_a_suite_that_changes() -> None:
+    """A run under fresh names that left no report (here: JUnit XML that does not parse) says
+    nothing of the suite: the task is graded under its published names, without twins and
+    weighing no second look, and the record says which grade and why."""
+    c = _calibrated(**{BARE: _silent("no usable JUnit report: not well-formed (line 1)")})
+    assert not c.renamed and not c.twins and not c.looked and not c.varied
+    assert c.silent == [BARE] and "does not run under other names" not in c.why
+    assert "bare: no usable JUnit report: not well-formed" in c.why and "left no report" in c.why
+    assert set(c.unlooked) == set(REQUIRED)
+    c = _calibrated(**{PLAIN: _silent("")})
+    assert c.silent == [PLAIN] and not c.renamed and "plain" in c.why
+
+
+def test_an_empty_patch_grade_with_no_report_leaves_only_its_twin_outcomes_unknown() -> None:
+    c = _calibrated(**{EMPTY: _silent("the run timed out")})
+    assert c.renamed and len(c.twins) == len(made()) and set(c.looked) == set(REQUIRED)
+    assert c.silent == [EMPTY] and "empty patch" in c.why and not c.empty
