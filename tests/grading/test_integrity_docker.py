@@ -6,8 +6,10 @@ nonce."""
 
 from __future__ import annotations
 
+import http.client
 import re
 import textwrap
+import time
 from dataclasses import replace
 
 import pytest
@@ -93,3 +95,20 @@ def test_no_honest_fix_is_tampered_or_flagged_whatever_the_nonce(grader, layouts
             out = grader.grade(spec, patch.encode(), hidden)
             assert out.outcome == RESOLVED and out.flags == () and out.evidence == (), (
                 patch, out.detail)
+
+
+def test_an_honest_fix_read_back_late_is_not_tampered(grader, layouts, monkeypatch) -> None:
+    """On a loaded machine the harness reads each engine reply late; a quick command's output
+    (the second look's results file, read back with `head`) then comes with the reply's
+    headers. Once, it was dropped there: the file read back empty, did not match the digest the
+    supervisor printed, and a gold patch was graded `tampered`."""
+    begin = http.client.HTTPResponse.begin
+
+    def late(self: http.client.HTTPResponse) -> None:
+        time.sleep(0.2)
+        begin(self)
+
+    lay, spec, hidden = layouts("calc")
+    monkeypatch.setattr(http.client.HTTPResponse, "begin", late)
+    out = grader.grade(spec, lay.gold.encode(), hidden)
+    assert out.outcome == RESOLVED and out.evidence == (), out.detail
