@@ -18,7 +18,10 @@ and every record that was stored is still there or kept under `corrupt/`.
     .venv/bin/python benchmarks/check_faults.py [--tasks 3 --agents 4 --samples 100]
         [--only NAME ...] [--keep DIR] [--smoke]
 
-Exit 1 when a fault broke its promise (or the project could not be made).
+Exit 1 when a fault broke its promise (or the project could not be made). Without --keep the
+projects live in a temporary folder removed at the end, also when a fault fails, the project
+cannot be made or the run is interrupted (Ctrl-C, SIGTERM, SIGHUP); a run killed outright leaves
+it to the next run, which removes folders whose process is gone.
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ import argparse
 import json
 import os
 import shutil
+import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -154,6 +159,53 @@ def fault_removed(fault, dest: Path) -> set[tuple[str, str]]:
     return {tuple(x) for x in json.loads(mark.read_text())} if mark.exists() else set()
 
 
+_PREFIX = "check-faults-"
+
+
+def _workdir() -> Path:
+    """A fresh folder for the projects, named after this process, so that a later run removes it
+    if this one is killed before its own cleanup (SIGKILL, a CI job cancelled)."""
+    _sweep(Path(tempfile.gettempdir()))
+    return Path(tempfile.mkdtemp(prefix=f"{_PREFIX}{os.getpid()}-"))
+
+
+def _sweep(tmp: Path) -> None:
+    """Remove the folders of earlier runs whose process is gone."""
+    for old in tmp.glob(f"{_PREFIX}*-*"):
+        pid = old.name[len(_PREFIX):].split("-")[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            _remove(old)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _remove(work: Path) -> None:
+    """Remove `work` whole: a tmpfs a fault mounted under it first (a fault's own cleanup
+    unmounts it; a killed run left it), then the files; say what could not be removed."""
+    mounts = Path("/proc/self/mounts")
+    if mounts.exists():
+        inside = [m.split()[1] for m in mounts.read_text().splitlines()
+                  if m.split()[1].startswith(f"{work}/")]
+        for point in sorted(inside, reverse=True):
+            subprocess.run(["umount", "-l", point], check=False, capture_output=True)
+    shutil.rmtree(work, ignore_errors=True)
+    if work.exists():
+        print(f"check_faults: could not remove all of {work}; remove it by hand", file=sys.stderr)
+
+
+def _interrupted(signum: int, frame: object) -> None:
+    """SIGTERM and SIGHUP end the run as Ctrl-C does, through the cleanup in `main`."""
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--tasks", type=int, default=3)
@@ -171,7 +223,9 @@ def main() -> int:
     faults = [f for f in battery() if (args.only is None or f.name in args.only)
               and (not args.smoke or f.smoke or args.only) and (os.geteuid() == 0
                                                                  or not f.root_only)]
-    work = args.keep or Path(tempfile.mkdtemp(prefix="check-faults-"))
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, _interrupted)
+    work = args.keep or _workdir()
     work.mkdir(parents=True, exist_ok=True)
     try:
         t0 = time.monotonic()
@@ -189,19 +243,25 @@ def main() -> int:
               + ", ".join(f"{k} {v:.1f} s" for k, v in times.items()))
         broken = 0
         for fault in faults:
-            why, took = try_fault(fault, project.root, work / "faults", project.attempts)
+            try:
+                why, took = try_fault(fault, project.root, work / "faults", project.attempts)
+            finally:  # each copy goes as soon as its fault is judged (the logs stay)
+                _remove(work / "faults" / fault.name)
             broken += bool(why)
             print(f"{'BROKEN' if why else 'ok':7} {fault.name:34} {took:6.1f} s  {fault.what}")
             for line in why:
                 print(f"        - {line}")
-            shutil.rmtree(work / "faults" / fault.name, ignore_errors=True)
         print(f"{len(faults)} fault(s) tried on {project.attempts} attempts: {broken} broke "
               f"the promise")
         return 1 if broken else 0
-    finally:
+    finally:  # also when a fault or the project failed, or the run was interrupted
         if not args.keep:
-            shutil.rmtree(work, ignore_errors=True)
+            _remove(work)
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    try:
+        raise SystemExit(main())
+    except KeyboardInterrupt as exc:  # cleaned up in `main`: a line, not a traceback
+        print(f"check_faults: interrupted ({exc or 'Ctrl-C'})", file=sys.stderr)
+        raise SystemExit(130) from None

@@ -181,3 +181,10 @@ def land_attempts(project: ScaleProject, t: Template, chosen: list[PlannedAttemp
     store.put_many("grade", grades)
     store.put_many("result", results)
     return store.put_many("attempt", attempts)
+
+
+def plan_of(root: Path, name: str) -> EvalPlan:
+    """The eval plan of a project `build_project` made earlier (`bench_scale.py --reuse`)."""
+    ts = load_task_set(name, root / "tasks")
+    return plan_eval(ts, load_locked(ts, str(root / "lock")), load_eval(name, root / "evals"),
+                     Store(root / "store", remote=None), root / "agents")

@@ -3,10 +3,12 @@ of the promise (named, fails only itself, says what to do, nothing lost)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import shutil
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -53,13 +55,23 @@ class Project:
         return env
 
     def _run(self, argv: list[str], env: dict[str, str], timeout: float) -> Out:
+        # A session of its own, killed whole when the command times out or the battery is
+        # interrupted: doit's forked workers would otherwise live on and write into a project
+        # the battery has removed (a killed run's folder came back that way).
+        proc = subprocess.Popen(argv, env=env, cwd=self.root, text=True, start_new_session=True,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         try:
-            p = subprocess.run(argv, env=env, cwd=self.root, text=True, capture_output=True,
-                               timeout=timeout)
-            out = Out(" ".join(argv[3:] if argv[:3] == DOIT[:3] else argv[2:]), p.returncode,
-                      p.stdout + p.stderr)
-        except subprocess.TimeoutExpired as exc:
-            out = Out(" ".join(argv), -9, f"TIMEOUT after {timeout}s: {exc.stdout!r}")
+            stdout, stderr = proc.communicate(timeout=timeout)
+            out = Out(" ".join(argv[3:] if argv[:3] == DOIT[:3] else argv[2:]), proc.returncode,
+                      stdout + stderr)
+        except subprocess.TimeoutExpired:
+            kill_group(proc)
+            stdout, _ = proc.communicate()
+            out = Out(" ".join(argv), -9, f"TIMEOUT after {timeout}s: {stdout!r}")
+        except BaseException:
+            kill_group(proc)
+            proc.communicate()
+            raise
         self.outs.append(out)
         return out
 
@@ -117,6 +129,12 @@ class Project:
         data = yaml.safe_load(path.read_text())
         change(data)
         path.write_text(yaml.safe_dump(data))
+
+
+def kill_group(proc: subprocess.Popen) -> None:
+    """SIGKILL a command started in a session of its own, and everything it started."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
 
 
 def yaml_load(path: Path) -> dict:

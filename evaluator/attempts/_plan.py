@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -101,11 +102,14 @@ class EvalPlan:
 
 
 def plan_eval(task_set: TaskSet, lock: Lock, spec: EvalSpec, store: Store,
-              agents_root: str | Path = "agents", *, isolation: str | None = None) -> EvalPlan:
+              agents_root: str | Path = "agents", *, isolation: str | None = None,
+              gate: Mapping[str, VerdictRecord] | None = None) -> EvalPlan:
     """Agents x valid tasks x samples; refuses while any gold verdict is undecided, and in a
     Python environment that differs from requirements.lock (a key would not say what ran).
     `isolation` is a run's own least isolation, over the eval config's ($EVAL_ISOLATION when
-    not given). An agent that may not run under it is left out, with the reason."""
+    not given). An agent that may not run under it is left out, with the reason. `gate`: the
+    set's verdict records (`verdicts`) when the caller has read them already (a report holds
+    them; 2,000 of them read twice were 57 MB more at once, and 2,000 more file reads)."""
     check_environment()
     floor, set_by = isolation_floor(spec, isolation if isolation is not None
                                     else settings.isolation)
@@ -119,7 +123,8 @@ def plan_eval(task_set: TaskSet, lock: Lock, spec: EvalSpec, store: Store,
             refused[name] = str(exc)
             continue
         agents[name] = agent
-    gate = verdicts(store, task_set, lock)
+    if gate is None:
+        gate = verdicts(store, task_set, lock)
     undecided = sorted(t for t, v in gate.items() if v.verdict == INCOMPLETE)
     if undecided:
         why = "; ".join(why_undecided(store, task_set.name, undecided, lock.version))

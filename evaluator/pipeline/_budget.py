@@ -6,7 +6,6 @@ reserves its estimated cost before it starts and settles the real cost when it e
 
 from __future__ import annotations
 
-import errno
 import fcntl
 import json
 import os
@@ -15,7 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from evaluator.errors import DiskFullError
+from evaluator.store import disk_full, is_full, path_named
 
 
 class Budget:
@@ -39,10 +38,9 @@ class Budget:
             try:
                 os.pwrite(fd, data, 0)
             except OSError as exc:
-                if exc.errno in (errno.ENOSPC, errno.EDQUOT):
-                    raise DiskFullError(f"the budget file {self.path} could not be written "
-                                        f"({exc.strerror}); free space on the store's disk"
-                                        ) from None
+                if is_full(exc):  # one line, worded as every other full disk of the store's
+                    raise disk_full(f"the store's budget file {path_named(self.path)}",
+                                    self.path.parent, len(data)) from None
                 raise
             os.ftruncate(fd, len(data))
         finally:

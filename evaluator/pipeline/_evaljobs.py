@@ -326,25 +326,43 @@ def eval_tasks(names: list[str]) -> Iterator[dict[str, Any]]:
             yield summary  # its action reports why
             continue
         pending = False
-        for part, state in EvalState.parts(store, plan):  # a remote's records land first
-            for pa in part:
-                base = f"{name}/{pa.label}"
-                stored = pa.key in state.attempts
-                done = stored or state.quarantined(pa.key)
-                graded = stored and state.result(pa) is not None
-                if done and (graded or not stored) and not wanted & {
-                        f"attempt:{base}", f"evalgrade:{base}"}:
-                    continue  # nothing to run or grade: no target (naming it makes one)
-                pending = pending or not done
-                yield {"basename": "attempt", "name": base, "uptodate": [done],
-                       "actions": [(_attempt_action, [name, pa.label])], "verbosity": 2}
-                yield {"basename": "evalgrade", "name": base, "uptodate": [graded or (
-                       done and not stored)], "task_dep": [f"attempt:{base}"],
-                       "actions": [(_grade_action, [name, pa.label])], "verbosity": 2}
-                summary["task_dep"].append(f"evalgrade:{base}")
+        try:
+            for target in _targets(name, plan, store, wanted, summary):
+                pending = pending or (target["basename"] == "attempt"
+                                      and not target["uptodate"][0])
+                yield target
+        except EvalError as exc:  # the store cannot be read (its disk full): this eval alone
+            summary["actions"] = [(_failed, [str(exc)])]
+            yield summary
+            continue
         if pending and any(a.startswith(("eval", "attempt")) for a in sys.argv[1:]):
             _ensure_simulated(plan)
         yield summary
+
+
+def _failed(why: str) -> TaskFailed:
+    return TaskFailed(why)
+
+
+def _targets(name: str, plan: EvalPlan, store: Store, wanted: set[str],
+             summary: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """The attempt and grade targets of the work left in `plan`, each grade a dependency of
+    its eval's `summary`; what is done is counted from the index in one pass."""
+    for part, state in EvalState.parts(store, plan):  # a remote's records land first
+        for pa in part:
+            base = f"{name}/{pa.label}"
+            stored = pa.key in state.attempts
+            done = stored or state.quarantined(pa.key)
+            graded = stored and state.result(pa) is not None
+            if done and (graded or not stored) and not wanted & {
+                    f"attempt:{base}", f"evalgrade:{base}"}:
+                continue  # nothing to run or grade: no target (naming it makes one)
+            yield {"basename": "attempt", "name": base, "uptodate": [done],
+                   "actions": [(_attempt_action, [name, pa.label])], "verbosity": 2}
+            yield {"basename": "evalgrade", "name": base, "uptodate": [graded or (
+                   done and not stored)], "task_dep": [f"attempt:{base}"],
+                   "actions": [(_grade_action, [name, pa.label])], "verbosity": 2}
+            summary["task_dep"].append(f"evalgrade:{base}")
 
 
 def plan_tasks(names: list[str]) -> Iterator[dict[str, Any]]:

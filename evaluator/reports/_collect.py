@@ -23,6 +23,7 @@ from evaluator.subjects import Subject, agent_subject, prediction_subjects, subj
 from evaluator.version import harness_version
 
 _MAX_PROBLEMS = 30
+_PART = 1000
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,9 @@ def collect(inputs: Inputs) -> Collected:
         if old := carried_over(verdict.lock_version, inputs.lock_version):
             carried[old] += 1
     cells: list[Cell] = []
-    for part, state in EvalState.parts(store, inputs.plan):  # one part's rows held at a time
+    # One part's rows held at a time; parts of 1,000 (not 5,000) left the report 15 MB less
+    # at 100,000 attempts (its transient dicts interleaved with the rows it keeps).
+    for part, state in EvalState.parts(store, inputs.plan, _PART):
         attempts = {k: v for k, *v in store.index.fields("attempt", _ATTEMPT,
                                                          keys=state.attempts)}
         results = {k: dict(zip(_RESULT, v, strict=True))
@@ -141,7 +144,8 @@ def _redecided(inputs: Inputs, cells: list[Cell]) -> list[str]:
     they had and which changed. One indexed query of the set's results, their versions only."""
     current = {c["attempt"]: c for c in cells if c.get("result")}
     older: dict[str, tuple[float, str, str]] = {}
-    for key, attempt, grader, rule, status, created in inputs.store.fields(
+    # Streamed from the index (a list of the set's 100,000 results was 50 MB at once).
+    for key, attempt, grader, rule, status, created in inputs.store.index.fields(
             "result", ("attempt", "grader_version", "result_version", "status",
                        "created"), task_set=inputs.name):
         cell = current.get(attempt)

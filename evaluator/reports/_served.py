@@ -6,6 +6,9 @@ rows are kept with a fingerprint of everything they were made from: the store's 
 the record kinds they read, and the size, time and inode of every input file (the set's task
 folders, its lock, the eval config and price tables, the agents). A request whose fingerprint
 matches is answered from the kept rows; any change makes the next request gather them again.
+The set's task folder (8,000 files at 2,000 tasks) is looked at again only when a watch on it
+(`TreeWatch`, inotify) says something under it changed: a request at 100,000 attempts then costs
+the store's generations, a stat of the agents, lock and configs, and a lookup.
 Answers are kept too, per question: a comparison also reads the store's looks, so it is kept
 per look generation as well.
 """
@@ -23,6 +26,7 @@ from evaluator.errors import StaleLockError
 from evaluator.reports._collect import Collected
 from evaluator.reports._inputs import Inputs
 from evaluator.reports._sources import Sources
+from evaluator.reports._watch import TreeWatch
 from evaluator.store import Store
 
 # The record kinds a report's rows are read from (`open_inputs`, `collect`).
@@ -45,6 +49,8 @@ class Served:
         self._lock = threading.Lock()
         self._entries: dict[tuple[str, Sources], _Entry] = {}
         self._stores: dict[Sources, Store] = {}
+        # Each task folder's watch and the stat of its files when the watch was last set.
+        self._tasks: dict[Path, tuple[TreeWatch, tuple[Any, ...]]] = {}
 
     def answer(self, task_set: str, sources: Sources, question: tuple[Any, ...],
                make: Callable[[Inputs, Collected], Any], *, kinds: tuple[str, ...] = ()) -> Any:
@@ -66,7 +72,7 @@ class Served:
             return entry.answers[asked]
 
     def _entry(self, task_set: str, sources: Sources, store: Store) -> _Entry:
-        now = fingerprint(task_set, sources, store)
+        now = self._fingerprint(task_set, sources, store)
         entry = self._entries.get((task_set, sources))
         if entry is None or entry.fingerprint != now:
             try:
@@ -76,12 +82,30 @@ class Served:
             self._entries[(task_set, sources)] = entry
         return entry
 
+    def _fingerprint(self, task_set: str, sources: Sources, store: Store) -> tuple[Any, ...]:
+        """`fingerprint`, the set's task folder looked at again only when its watch says it
+        may have changed (`TreeWatch`: 8,000 stats at 2,000 tasks were most of a request)."""
+        root = sources.tasks_root / task_set
+        watch, seen = self._tasks.get(root) or (TreeWatch(root), ())
+        if watch.changed():
+            files: list[tuple[str, int, int, int]] = []
+            _stat_tree(root, files)
+            seen = tuple(files)
+        self._tasks[root] = (watch, seen)
+        return (*_fingerprint_rest(task_set, sources, store), seen)
+
 
 def fingerprint(task_set: str, sources: Sources, store: Store) -> tuple[Any, ...]:
     """The store's generations of `KINDS` and the stat of every input file of the set."""
     files: list[tuple[str, int, int, int]] = []
-    for root in (sources.tasks_root / task_set, sources.agents_root):
-        _stat_tree(root, files)
+    _stat_tree(sources.tasks_root / task_set, files)
+    return (*_fingerprint_rest(task_set, sources, store), tuple(files))
+
+
+def _fingerprint_rest(task_set: str, sources: Sources, store: Store) -> tuple[Any, ...]:
+    """All of `fingerprint` but the task folder: the generations, the agents, lock and configs."""
+    files: list[tuple[str, int, int, int]] = []
+    _stat_tree(sources.agents_root, files)
     for path in (sources.lock_dir / f"{task_set}.lock", *sorted(
             sources.evals_root.glob("*.yaml"))):
         _stat_file(path, files)

@@ -66,10 +66,32 @@ def _problem(task: Task) -> str:
         return f"(not shown: {exc})"
 
 
-def _verdict(inputs: Inputs, task_id: str) -> dict[str, Any]:
+def _verdict(inputs: Inputs, task_id: str) -> Mapping[str, Any]:
     """The task's verdict as the viewer reads it (plain data: the viewer sits below gold)."""
     found = inputs.gate.get(task_id) or VerdictRecord.undecided(task_id, inputs.name)
-    return found.model_dump(mode="json")
+    return _StoredVerdict(found, inputs.store) if found.key else found.model_dump(mode="json")
+
+
+class _StoredVerdict(Mapping[str, Any]):
+    """A verdict record as plain data, its exploits' details read from the store on each use
+    (`open_inputs` holds verdicts without them): only a task's own page shows them, and
+    2,000 tasks' details held at once were 20 MB of a report's memory beside the records'."""
+
+    def __init__(self, held: VerdictRecord, records: Store) -> None:
+        self._held, self._records = held.model_dump(mode="json"), records
+        self._key = held.key
+
+    def __getitem__(self, name: str) -> Any:
+        if name != "exploits" or not self._held["exploits"]:
+            return self._held[name]
+        whole = self._records.read(VerdictRecord, self._key)
+        return {} if whole is None else whole.model_dump(mode="json")["exploits"]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._held)
+
+    def __len__(self) -> int:
+        return len(self._held)
 
 
 def _leaks(history: dict[str, Any] | None) -> str:

@@ -3,7 +3,7 @@ fronting a remote (an S3 bucket, see evaluator.remote) as a checked read- and wr
 
 from evaluator.store._backend import RemoteBackend
 from evaluator.store._cli import add_commands
-from evaluator.store._files import create_exclusive, replace_atomic
+from evaluator.store._files import create_exclusive, disk_full, is_full, path_named, replace_atomic
 from evaluator.store._index import connect_wal
 from evaluator.store._lease import FileLeases, Leases
 from evaluator.store._pending import Pending
@@ -14,4 +14,4 @@ from evaluator.store._through import RemoteCache
 
 __all__ = ["DEFAULT_ROOT", "FROM_ENV", "FileLeases", "Leases", "Pending", "Record", "RemoteBackend",
            "RemoteCache", "RemoteLeases", "Store", "add_commands", "connect_wal", "create_exclusive",
-           "default_root", "replace_atomic"]
+           "default_root", "disk_full", "is_full", "path_named", "replace_atomic"]

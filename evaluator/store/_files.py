@@ -21,6 +21,13 @@ def free_bytes(path: Path) -> int:
     return st.f_bavail * st.f_frsize
 
 
+def path_named(path: Path) -> str:
+    """`path` as a full disk's line names it: as given, and where it really is when a link leads
+    elsewhere (a store linked onto another disk: the disk to free is the far one)."""
+    real = os.path.realpath(path)
+    return str(path) if real == os.path.abspath(path) else f"{path} (resolved: {real})"
+
+
 def is_full(exc: BaseException) -> bool:
     return isinstance(exc, OSError) and exc.errno in _FULL
 

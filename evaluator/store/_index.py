@@ -16,6 +16,7 @@ from typing import Any
 
 from evaluator.errors import DiskFullError
 from evaluator.filelock import exclusive
+from evaluator.store._files import free_bytes, path_named
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS records (
@@ -84,8 +85,11 @@ class Index:
             try:
                 made = connect_wal(self._path, _SCHEMA, timeout=60)
             except sqlite3.DatabaseError as exc:
-                if type(exc) is not sqlite3.DatabaseError:  # locked, busy: not damage
-                    raise
+                if type(exc) is not sqlite3.DatabaseError:  # locked, busy, full: not damage
+                    full = _full(self._path, exc)
+                    if full is None:
+                        raise
+                    raise full from None
                 why = self._set_aside(exc)
                 made = connect_wal(self._path, _SCHEMA, timeout=60)
             made.execute("PRAGMA synchronous=NORMAL")
@@ -141,8 +145,8 @@ class Index:
         except BaseException as exc:
             db.execute("ROLLBACK")
             if isinstance(exc, sqlite3.OperationalError) and "full" in str(exc):
-                raise DiskFullError(f"the store's index {self._path} is out of space ({exc}); "
-                                    "free space on its disk") from None
+                raise DiskFullError(f"the store's index {path_named(self._path)} is out of "
+                                    f"space ({exc}); free space on its disk") from None
             raise
         return count
 
@@ -215,6 +219,24 @@ class Index:
         if getattr(self._local, "pid", 0) == os.getpid():
             self._local.conn.close()
         self._local.pid = 0
+
+
+# Under this much free space, an index that does not open (SQLite says "disk I/O error" when it
+# cannot make its -shm file) is taken to be on a full disk.
+_ROOM = 1 << 20
+
+
+def _full(path: Path, exc: sqlite3.DatabaseError) -> DiskFullError | None:
+    """The one line for an index that could not be opened on a full disk, else None."""
+    try:
+        free = free_bytes(path.parent)
+    except OSError:
+        return None
+    if free >= _ROOM:
+        return None
+    return DiskFullError(f"the store's index {path_named(path)} is out of space: it could not be "
+                         f"opened ({exc}; {free:,} bytes free there); free space on its disk, or "
+                         "move the store to a larger one")
 
 
 def _text(value: Any) -> str | None:

@@ -24,7 +24,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Protocol
 
-from evaluator.store._files import disk_full, is_full
+from evaluator.store._files import disk_full, is_full, path_named
 
 Landed = Callable[[], bool]
 Waiting = Callable[[str], None]
@@ -63,7 +63,7 @@ class FileLeases:
             f = open(path, "a+")  # noqa: SIM115 (closed by the with below)
         except OSError as exc:  # a full disk: one line, and the target does not start
             if is_full(exc):
-                raise disk_full(f"the store at {self.root.parent}", path.parent,
+                raise disk_full(f"the store at {path_named(self.root.parent)}", path.parent,
                                 len(holder)) from None
             raise
         with f:

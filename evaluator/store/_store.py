@@ -26,7 +26,13 @@ from evaluator.remote import remote_from_env
 from evaluator.settings import Settings, settings
 from evaluator.store._backend import RemoteBackend
 from evaluator.store._corrupt import Unreadable, aside_line, parse_record, set_aside
-from evaluator.store._files import create_exclusive, create_many, free_bytes, replace_atomic
+from evaluator.store._files import (
+    create_exclusive,
+    create_many,
+    free_bytes,
+    path_named,
+    replace_atomic,
+)
 from evaluator.store._index import Index
 from evaluator.store._lease import FileLeases, Leases
 from evaluator.store._pending import Pending
@@ -79,7 +85,7 @@ class Store:
         self._tmp = self.root / "tmp"
         for sub in ("blobs", "records", "errors", "tmp"):
             (self.root / sub).mkdir(parents=True, exist_ok=True)
-        self._owner = f"the store at {self.root}"
+        self._owner = f"the store at {path_named(self.root)}"
         _keep_reserve(self.root / RESERVE)
         index = self.root / "index.sqlite"
         self.index = Index(index, self._reindexed, missing=not index.exists() and any(
@@ -314,11 +320,18 @@ class Store:
         """Why the store's disk has too little room to start paid work ("" when it has): what
         is free against `settings.store_min_free_mb`."""
         need = settings.store_min_free_mb * 1_000_000
+        if not need:
+            return ""  # 0: no check
         free = self.free_bytes()
-        if free >= need:
+        # A reserve a full disk used up (for an error note) is not room: the next process
+        # remakes it once there is room, and a disk left with less could not record another error.
+        held = 0 if os.path.exists(self.root / RESERVE) else _RESERVE_BYTES
+        if free - held >= need:
             return ""
-        return (f"the store at {self.root} has {free:,} bytes free, under the "
-                f"{settings.store_min_free_mb} MB an attempt may need "
+        return (f"{self._owner} has {free:,} bytes free"
+                + (f", less the {held:,} it keeps back for error notes (its reserve, used up "
+                   "by a full disk)" if held else "")
+                + f", under the {settings.store_min_free_mb} MB an attempt may need "
                 f"({Settings.store_min_free_mb.env}); free space on its disk, or set "
                 f"{Settings.store.env} to a store on a larger one")
 
@@ -454,6 +467,14 @@ _RESERVE_BYTES = 1 << 20
 
 def _keep_reserve(path: Path) -> None:
     if path.exists():
+        return
+    # Remade only with room to spare: a reserve that takes a nearly full disk's last megabyte
+    # leaves the index no room to open (SQLite's "disk I/O error" at every command's start).
+    # Until then `space_problem` counts it as owed.
+    try:
+        if free_bytes(path.parent) < 2 * _RESERVE_BYTES:
+            return
+    except OSError:
         return
     try:
         with open(path, "xb") as f:

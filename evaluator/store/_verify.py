@@ -1,6 +1,6 @@
-"""What a record needs from the store, and `verify`: every record read back, every blob it
-needs present (with `hashes`, every blob's bytes matching its name), each problem named with
-what to do.
+"""What a record needs from the store, and `verify`: every record read back (through its
+kind's type where that is loaded: `_record.shape_problem`), every blob it needs present (with
+`hashes`, every blob's bytes matching its name), each problem named with what to do.
 
 A record names its blobs in a few fields (`BLOB_FIELDS`: an attempt's patch, trajectory and
 conversation; a grade's output and sources; a trajectory step's observation). A record whose
@@ -20,6 +20,7 @@ from typing import Any, Protocol
 
 from evaluator.hashing import hash_file
 from evaluator.store._corrupt import CORRUPT_DIR, Unreadable, parse_record, set_aside
+from evaluator.store._record import shape_problem
 
 BLOB_FIELDS = ("patch", "trajectory", "conversation", "output", "sources")
 _FOLLOWED = ("trajectory",)  # JSON blobs that name more blobs (a step's observation)
@@ -120,6 +121,10 @@ def verify(store: _Store, *, aside: bool = False, hashes: bool = False,
             try:
                 seen = os.stat(path)
                 record = parse_record(path.read_bytes(), kind, key)
+                # JSON of its kind and key, but a field of the wrong type or missing: `read`
+                # would set it aside when its target asks for it, so it is a problem now.
+                if wrong := shape_problem(kind, key, record):
+                    raise Unreadable(wrong)
             except Unreadable as bad:
                 moved = set_aside(root, str(path), kind, key, seen) if aside else None
                 if moved is not None:

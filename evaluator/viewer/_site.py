@@ -13,10 +13,11 @@ import dataclasses
 import functools
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 from evaluator.viewer._attempt import attempt_view
-from evaluator.viewer._data import Limits, Records, RunData
+from evaluator.viewer._data import Limits, Records, RunData, TaskInfo
 from evaluator.viewer._render import TEMPLATES, render
 from evaluator.viewer._task import task_view
 from evaluator.viewer._write import Rendered, Unit, stamp, write_site
@@ -29,6 +30,13 @@ _TASK_FILE = re.compile(r"^tasks/([a-z0-9][a-z0-9._-]*)/([a-z0-9._-]{1,64})$")
 TYPES = {".html": "text/html; charset=utf-8", ".css": "text/css; charset=utf-8",
          ".png": "image/png", ".json": "application/json; charset=utf-8",
          ".txt": "text/plain; charset=utf-8", ".diff": "text/plain; charset=utf-8"}
+
+
+def _plain(info: TaskInfo) -> dict[str, object]:
+    """`dataclasses.asdict(info)` with its verdict as a dict, however it is held (a mapping
+    that reads the record on use: asdict would deep-copy the mapping, not its items)."""
+    return {**{f.name: getattr(info, f.name) for f in dataclasses.fields(info)},
+            "verdict": dict(info.verdict)}
 
 
 def content_type(path: str) -> str:
@@ -81,26 +89,31 @@ class Site:
         """Bring `out_dir` to this site (see `_write`: a page is rendered only when what it is
         made from changed; what the site no longer has is removed); returns the index page's
         path. `jobs`: processes rendering pages at once (default: one per CPU)."""
-        common = self._common(1)
-        tasks = {tid: stamp(dataclasses.asdict(info)) for tid, info in self.data.tasks.items()}
-        units: dict[str, Unit] = {}
-        for cell in self.data.cells:
-            key = cell["attempt"]
-            page = f"attempts/{key}.html"
-            if key and page not in units:
-                units[page] = (page, stamp(common, dict(cell), tasks.get(str(cell["task_id"]))),
-                               functools.partial(self._attempt_files, str(key)))
-        for task_id in self.data.tasks:
-            page = f"tasks/{task_id}.html"
-            units[page] = (page, stamp(common, tasks[task_id],
-                                       [dict(c) for c in self.data.cells_of(task_id)]),
-                           functools.partial(self._task_files, task_id))
+        self.problems = []
         always = {path: self.page(path) or b""
                   for path in ("index.html", "grid.html", "style.css", *self.data.assets,
                                *([AGREEMENT] if self.data.agreement else []))}
-        self.problems = []
-        self.counts = write_site(out_dir, list(units.values()), always, jobs, self.problems)
+        self.counts = write_site(out_dir, self._units(), always, jobs, self.problems)
         return out_dir / "index.html"
+
+    def _units(self) -> Iterator[Unit]:
+        """Every page's unit, made one at a time as `write_site` asks (a list of 100,000 of
+        them, with their stamps and renderers, was 80 MB of a report's memory)."""
+        common = self._common(1)
+        tasks = {tid: stamp(_plain(info)) for tid, info in self.data.tasks.items()}
+        seen: set[str] = set()
+        for cell in self.data.cells:
+            key = cell["attempt"]
+            if key and key not in seen:
+                seen.add(key)
+                page = f"attempts/{key}.html"
+                yield (page, stamp(common, dict(cell), tasks.get(str(cell["task_id"]))),
+                       functools.partial(self._attempt_files, str(key)))
+        for task_id in self.data.tasks:
+            page = f"tasks/{task_id}.html"
+            yield (page, stamp(common, tasks[task_id],
+                               [dict(c) for c in self.data.cells_of(task_id)]),
+                   functools.partial(self._task_files, task_id))
 
     def _attempt_files(self, key: str) -> Rendered:
         view = attempt_view(self.data, self.records, key, self.limits)

@@ -16,7 +16,7 @@ def task_view(data: RunData, records: Records, task_id: str,
     if task is None:
         return None
     files: dict[str, str] = {}
-    verdict = task.verdict
+    verdict = dict(task.verdict)  # read once: a verdict may be read from the store on use
     reps = []
     for subject in ("gold", "empty"):
         for rep, key in enumerate(verdict.get(f"{subject}_grades") or []):

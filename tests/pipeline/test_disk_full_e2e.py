@@ -81,3 +81,20 @@ def test_a_disk_that_fills_mid_run_is_one_line_per_target_and_recorded(
     assert again.returncode == 0, again.stdout + again.stderr
     assert landed <= set((store / "records" / "attempt").glob("*/*.json"))  # nothing lost
     assert len(executed(again.stdout, "attempt:")) == 4 - len(landed)
+
+
+def test_a_store_full_to_the_last_byte_fails_its_eval_in_one_line(
+        gated: Project, small_store: Path) -> None:
+    """No room even for the index's -shm file: SQLite's `disk I/O error` came up through doit's
+    load of the targets as a traceback; now the eval fails with one line naming the index."""
+    (small_store / "store" / ".reserve").unlink()  # used up by an earlier error note
+    filler = _fill(small_store, 0)
+    out = gated.doit("eval:mini")
+    text = out.stdout + out.stderr
+    assert out.returncode != 0 and "Traceback" not in text and "sqlite3." not in text, text
+    assert f"the store's index {small_store / 'store' / 'index.sqlite'} is out of space" in text
+    assert not executed(out.stdout, "attempt:")
+    filler.unlink()
+    gated.env["EVAL_STORE_MIN_FREE_MB"] = "1"
+    again = gated.doit("-n", "2", "-P", "process", "eval:mini")
+    assert again.returncode == 0, again.stdout + again.stderr

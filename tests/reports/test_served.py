@@ -66,3 +66,31 @@ def test_a_comparison_served_twice_is_one_look_and_the_same_answer(tmp_path: Pat
     assert service.compare("mini", "base", "cand", **w.kwargs) == first
     plain = compare("mini", "base", "cand", **w.kwargs)  # the same data: the same look
     assert plain["looks"] == first["looks"] and plain["delta"] == first["delta"]
+
+
+def test_the_task_folder_is_looked_at_again_only_when_something_under_it_changed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from evaluator.reports import _served
+
+    w = World(tmp_path, samples=1)
+    w.outcomes("base", {"t1": "R", "t2": "F"})
+    walked: list[Path] = []
+    real = _served._stat_tree
+
+    def counted(root: Path, out: list[tuple[str, int, int, int]]) -> None:
+        walked.append(root)
+        real(root, out)
+
+    monkeypatch.setattr(_served, "_stat_tree", counted)
+    service = ReportService()
+    first = service.leaderboard_rows("mini", **w.kwargs)
+    tasks = w.tasks_root / "mini"
+    assert walked.count(tasks) == 1
+    for _ in range(3):
+        assert service.leaderboard_rows("mini", **w.kwargs) == first
+    assert walked.count(tasks) == 1  # the agents, lock and configs are looked at every time
+    spec = tasks / "t1" / "task.yaml"
+    spec.write_text(spec.read_text() + "\n")  # an edit, the lock not made again
+    with pytest.raises(StaleLockError):
+        service.leaderboard_rows("mini", **w.kwargs)
+    assert walked.count(tasks) == 2

@@ -36,8 +36,10 @@ def _attempt(store: Store, key: str, steps: int = 2) -> dict[str, object]:
     trajectory = store.put_blob(json.dumps(
         {"key": key, "steps": [{"n": i, "observation": o} for i, o in enumerate(observations)]}
     ).encode())
+    # Every field an attempt record needs: `store verify` reads each back through its type.
     body = {"task_set": "s", "task_id": "t", "subject": "a", "patch": store.put_blob(b"diff\n"),
-            "trajectory": trajectory, "conversation": store.put_blob(b"{}")}
+            "trajectory": trajectory, "conversation": store.put_blob(b"{}"), "sample_idx": 0,
+            "exit_reason": "submitted", "cost": {"total_usd": 0.0}, "steps": steps}
     assert store.put("attempt", key, body)
     return body
 
@@ -156,6 +158,38 @@ def test_a_record_of_the_wrong_shape_read_by_key_is_set_aside(store: Store) -> N
     assert store.read(GradeRecord, KEY) is None
     assert "is unreadable: grade record" in said[0] and "field '" in said[0]
     assert (store.root / "corrupt" / "grade" / KEY).is_dir()
+
+
+def test_verify_names_a_record_of_the_wrong_shape_and_sets_it_aside(store: Store) -> None:
+    """Issue 31's `wrong-type-attempt-field`: JSON of its kind and key, but `steps` a string.
+    plan, eval and report count done work from the index and never read it; `verify` read it
+    only as JSON and said "0 problem(s)", so it stayed until a reader met it. It is named now,
+    with the field and what to do, and `--set-aside` moves it so that its target runs again."""
+    import evaluator.attempts  # noqa: F401  (registers the attempt record's type, as the CLI does)
+
+    _attempt(store, KEY)
+    _attempt(store, OTHER)
+    path = store.record_path("attempt", KEY)
+    path.write_text(json.dumps({**json.loads(path.read_bytes()), "steps": "many"}))
+    found = store.verify(say=said.append)
+    assert found.records == 2 and len(found.problems or ()) == 1
+    assert str(path) in said[0] and "field 'steps'" in said[0] and "--set-aside" in said[0]
+    fixed = store.verify(aside=True, say=said.append)
+    assert fixed.set_aside == 1 and not store.has("attempt", KEY)
+    assert [r["key"] for r in store.query("attempt")] == [OTHER]  # the index forgot it
+    assert (store.root / "corrupt" / "attempt" / KEY).is_dir()  # kept
+    assert not store.verify(say=said.append).problems
+
+
+def test_the_command_line_knows_every_record_type() -> None:
+    """`evaluator store verify` checks each kind through its type only where that type is
+    loaded; the command line loads every stage, so it checks them all."""
+    code = ("import evaluator.__main__; from evaluator.store._record import _TYPES; "
+            "print(' '.join(sorted(_TYPES)))")
+    out = subprocess.run([sys.executable, "-c", code], text=True, capture_output=True,
+                         timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert out.stdout.split() == ["attempt", "exploit", "grade", "look", "prediction",
+                                  "predictions", "published", "result", "verdict"], out.stderr
 
 
 @pytest.mark.parametrize("damage", ["missing", "garbage"])

@@ -4,6 +4,7 @@ what it is made from changed, and the folder holds exactly what a full render wo
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -103,3 +104,27 @@ def test_what_a_render_notes_comes_back_from_the_pool_and_its_page_is_not_kept(
     notes.clear()
     counts = _write.write_site(tmp_path, units, {}, jobs=2, notes=notes)
     assert counts == {"rendered": 1, "kept": len(units) - 1} and notes == ["page 3 lacks a blob"]
+
+
+def test_units_made_one_at_a_time_and_a_manifest_written_in_pieces_keep_the_format(
+        tmp_path: Path) -> None:
+    """A site's units are handed over as they are made (a list of 100,000 was 80 MB of a
+    report) and the manifest is written piece by piece: the same JSON as one `json.dumps`,
+    so a site written before is read as current (no page rendered again)."""
+    import json
+
+    made: list[int] = []
+
+    def units() -> Iterator[_write.Unit]:
+        for i in range(5):
+            made.append(i)
+            yield _unit(i, False)
+
+    assert _write.write_site(tmp_path, units(), {"index.html": b"<p>"}) == \
+        {"rendered": 5, "kept": 0}
+    assert made == list(range(5))
+    text = (tmp_path / _write.MANIFEST).read_bytes()
+    assert text == json.dumps(json.loads(text), sort_keys=True).encode()
+    assert json.loads(text)["format"] == 3 and len(json.loads(text)["pages"]) == 6
+    assert _write.write_site(tmp_path, units(), {"index.html": b"<p>"}) == \
+        {"rendered": 0, "kept": 5}
