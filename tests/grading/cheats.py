@@ -182,9 +182,10 @@ _OLD: dict[str, Callable[[Layout], tuple[str, set[str]]]] = {
 
 def _registry() -> tuple[dict[str, Callable[[Layout], tuple[str, set[str]]]], set[str]]:
     from tests.grading.cheats_forge import FORGE
+    from tests.grading.cheats_integrity import INTEGRITY
     from tests.grading.cheats_opaque import OPAQUE
 
-    new = {**FORGE, **OPAQUE}
+    new = {**FORGE, **OPAQUE, **INTEGRITY}
     return {**_OLD, **new}, set(new)
 
 
