@@ -12,14 +12,13 @@ then, interleaved rep by rep on the same task and across the sizes:
   file, remove the container: the least any grader must do;
 - open: `DockerSandboxes.open` then `close` alone (removal drained), the cost that must not
   grow with the repository;
-- unhardened: the same grade with the integrity hardening off (no fresh names, no twins, no
-  import probes around `git apply`, no selection of the required files, no hardened
-  environment, no checks but the exit status, no second observation).
+- unhardened: the same grade with the integrity hardening off (no canaries, no import probes
+  around `git apply`, no selection of the requested tests, no hardened environment, no second
+  look: neither pytest's summary read against the report nor the re-run of FAIL_TO_PASS).
 
-The harness's grade includes the disguise (every test of the required files renamed; no twins:
-the spec carries no calibration) and the second observation in a fresh sandbox (its varied and
-independent runs), whose time is measured inside each harness grade and printed beside it.
-`--smoke`: one rep at 100 KB.
+The harness's grade includes the canaries (twins written into the hidden test file) and the
+second look; the time the second look takes (the re-run's exec included, and with it the
+report's read, done in that exec) is measured inside each harness grade and printed beside it.
 It prints medians and the ratios the goals are about: harness / minimal at every size (goal
 1.2x or less), harness / unhardened (the hardening's cost, goal 1.15x or less; also paired: the
 two grades of a rep run back to back, in turn first, and the median of their ratios is what a
@@ -45,11 +44,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import docker  # noqa: E402
 
-from evaluator.grading import (  # noqa: E402
-    DockerGrader,
-    GradeSpec,
-    _second,  # noqa: E402
-)
+from evaluator.grading import DockerGrader, GradeSpec  # noqa: E402
+from evaluator.grading import _run as grading_run  # noqa: E402
 from evaluator.hashing import hash_json  # noqa: E402
 from evaluator.images import BASE_TAG, ensure_base_image  # noqa: E402
 from evaluator.lock import DockerPinResolver  # noqa: E402
@@ -98,8 +94,10 @@ def _timed(func):
     return timed
 
 
-# The second observation: its fresh sandbox, the patch laid again, its two runs.
-_second.SecondLook._look = _timed(_second.SecondLook._look)  # type: ignore[method-assign]
+# The second look: the exec that reads the report and re-runs (the read included, which an
+# unhardened grade does alone), and what second_look adds after it.
+grading_run.second_look = _timed(grading_run.second_look)
+grading_run.read_and_rerun = _timed(grading_run.read_and_rerun)
 
 
 def main() -> None:

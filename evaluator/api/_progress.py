@@ -17,8 +17,8 @@ from evaluator.executor import waiting_since
 from evaluator.store import Store
 
 WORKER_MARK = "=== evaluator.api worker"
-COUNTS = ("planned", "done", "running", "pending", "errors", "quarantined", "resolved", "flagged",
-          "failed", "policy")
+COUNTS = ("planned", "done", "running", "pending", "errors", "quarantined", "resolved", "failed",
+          "policy")
 
 
 def started_targets(log: Path, task_set: str) -> dict[str, tuple[bool, bool]]:
@@ -61,7 +61,7 @@ def progress(store: Store, plan: EvalPlan, *, log: Path | None = None,
              since: float | None = None) -> dict[str, Any]:
     """Counts of the run's planned attempts and the dollars its attempts cost so far.
 
-    done: graded (resolved + flagged + failed + policy); running: started by the current worker and not
+    done: graded (resolved + failed + policy); running: started by the current worker and not
     ended; errors: ended by infra errors (quarantined ones included), to be retried by a later
     run; pending: the rest. Pass `log` and `since` (the current worker's start) while the run
     runs.

@@ -34,7 +34,7 @@ def summarize(store: Store, plan: EvalPlan) -> list[dict[str, Any]]:
     """Per agent: planned, each status's count, and the dollars of its graded attempts; from
     the index a part at a time (`EvalState.parts`), not one record read per attempt."""
     rows: dict[str, dict[str, Any]] = {
-        name: {"agent": name, "planned": 0, "resolved": 0, "flagged": 0, "failed": 0, "policy": 0,
+        name: {"agent": name, "planned": 0, "resolved": 0, "failed": 0, "policy": 0,
                    "pending": 0, "ungraded": 0, "error": 0, "quarantined": 0, "cost_usd": 0.0,
                    "simulated": agent.simulated,
                    "priced": agent.spec.model.price != "unpriced"}
@@ -54,8 +54,7 @@ def summarize(store: Store, plan: EvalPlan) -> list[dict[str, Any]]:
 
 
 def format_summary(rows: list[dict[str, Any]]) -> str:
-    cols = ("planned", "resolved", "flagged", "failed", "policy", "pending", "error",
-            "quarantined")
+    cols = ("planned", "resolved", "failed", "policy", "pending", "error", "quarantined")
     out = [f"{'agent':30}" + "".join(f"{c:>12}" for c in cols) + f"{'cost':>12}"]
     for r in rows:
         name = r["agent"] + (" (simulated)" if r["simulated"] else "")

@@ -1,7 +1,6 @@
-"""The gold gate: calibrate each task (its twins, fresh names and second observation validated
-on the gold patch: `evaluator.grading.calibrate`), grade the gold patch and the empty patch K
-times, decide validity; then, on each valid task, the bundled exploits (`_exploitgate`): one
-that passes unflagged makes the task `exploitable`, out of the headline like broken gold."""
+"""The gold gate: grade the gold patch and the empty patch K times per task, decide validity;
+then, on each valid task, the bundled exploits (`_exploitgate`): one that passes unflagged makes
+the task `exploitable`, out of the headline like broken gold."""
 
 from __future__ import annotations
 
@@ -25,11 +24,9 @@ from evaluator.gold._verdict import (
     decide_tests,
 )
 from evaluator.grading import (
-    CalibrationRecord,
     Grader,
     GradeRecord,
     GradeSpec,
-    calibrate,
     grade_key,
     grade_once,
     grade_spec,
@@ -58,10 +55,6 @@ class GoldPlan:
     # the sample), and why, with its stratum: part of the verdict's key only where not empty.
     not_checked: tuple[str, ...] = ()
     sample: str = ""
-
-    @property
-    def calibration_key(self) -> str:
-        return self.spec.pool_key
 
     @property
     def verdict_key(self) -> str:
@@ -111,17 +104,6 @@ def plan_gold(task_set: TaskSet, lock: Lock, store: Store | None = None,
             sample="" if checked or choice is None else f"{choice.why} ({choice.stratum})",
         ))
     return plans
-
-
-def run_calibration(store: Store, grader: Grader, task_set: TaskSet, lock: Lock,
-                    plan: GoldPlan) -> CalibrationRecord:
-    """The task's calibration, made unless stored: every grade of the task reads it."""
-    if (done := store.read(CalibrationRecord, plan.calibration_key)) is not None:
-        return done
-    gold = plan.task.gold_patch
-    blob_matches(gold, plan.gold_patch_hash, str(plan.task.path("gold_patch")), task_set.name)
-    return calibrate(store, grader, plan.spec, gold, hidden_test_bytes(task_set, plan.task, lock),
-                     lock_version=lock.version)
 
 
 def run_grade(store: Store, grader: Grader, task_set: TaskSet, lock: Lock, plan: GoldPlan,
@@ -190,13 +172,8 @@ def write_verdict(store: Store, task_set: TaskSet, lock: Lock, plan: GoldPlan) -
             verdict = EXPLOITABLE
             why = (f"bundled exploit(s) {', '.join(passed)} resolve without a flag: the grader "
                    "of this task can be forged (see its page); " + d.why)
-    calibration = calibration_summary(store.read(CalibrationRecord, plan.calibration_key),
-                                      plan.spec.fail_to_pass)
-    if verdict == VALID and calibration.get("why"):
-        why += "; " + calibration["why"]
     record = VerdictRecord(
         task_set=task_set.name, task_id=plan.task.id, status=verdict, verdict=verdict, why=why,
-        calibration=calibration,
         dropped=d.dropped, skipped=list(d.skipped), unreported=list(d.unreported),
         no_report=list(d.no_report), fixture=plan.task.spec.fixture, lock_version=lock.version,
         grader_version=harness_version("grader"),
@@ -213,27 +190,6 @@ def write_verdict(store: Store, task_set: TaskSet, lock: Lock, plan: GoldPlan) -
         return record
     store.write(plan.verdict_key, record)
     return store.read(VerdictRecord, plan.verdict_key) or record
-
-
-def calibration_summary(c: CalibrationRecord | None, fail_to_pass: tuple[str, ...]
-                        ) -> dict[str, Any]:
-    """What a verdict says of its task's calibration: whether its tests run under fresh names,
-    how many validated twins, how many FAIL_TO_PASS tests the second observation weighs, and
-    which calibration grades left no report (`no_report`, only where one did)."""
-    if c is None:
-        return {}
-    looked = [t for t in fail_to_pass if t in c.looked]
-    varied = [t for t in fail_to_pass if t in c.varied]
-    why = [c.why] if c.why else []
-    if not c.twins and not c.silent:
-        why.append("no twin the gold patch fails: graded without twins")
-    if fail_to_pass and not looked:
-        why.append("the second observation reproduces none of its FAIL_TO_PASS tests under the "
-                   "gold patch")
-    return {"key": c.key, "renamed": c.renamed, "twins": len(c.twins),
-            "rejected_twins": len(c.rejected), "looked_f2p": len(looked),
-            "varied_f2p": len(varied), "f2p": len(fail_to_pass), "why": "; ".join(why),
-            **({"no_report": list(c.silent)} if c.silent else {})}
 
 
 def verdicts(store: Store, task_set: TaskSet, lock: Lock) -> dict[str, VerdictRecord]:

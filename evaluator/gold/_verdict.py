@@ -70,8 +70,6 @@ class VerdictRecord(Record):
     empty_resolved: list[bool | None] = []
     exploits: dict[str, dict[str, Any]] = {}  # family -> status, caught_by, means, grade, why...
     exploitable: list[str] = []  # the families that resolved unflagged
-    # The task's calibration (`_gate.calibration_summary`): fresh names, twins, second look.
-    calibration: dict[str, Any] = {}
     # A valid task outside the set's exploit sample (`exploit_sample` in set.yaml): the families
     # chosen that did not run on it, and why (the sample and the task's runner and layout).
     exploits_not_checked: list[str] = []

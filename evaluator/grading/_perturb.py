@@ -68,11 +68,11 @@ def _literal(node: ast.expr) -> object:
     return None
 
 
-def sites(tf: TestFile, fn: ast.FunctionDef, suffixes: list[str]
-          ) -> list[tuple[ast.expr, set[str], int | None]]:
-    """Every place one changed value makes the test fail wherever it passes: (the literal, the
-    suffixes of the cases it changes, the index of the parametrized case it changes or None)."""
-    out: list[tuple[ast.expr, set[str], int | None]] = []
+def perturb(rng: random.Random, tf: TestFile, fn: ast.FunctionDef, suffixes: list[str]
+             ) -> tuple[tuple[int, int, bytes], set[str], int | None] | None:
+    """One edit that makes the twin fail wherever its source passes: (the edit, the suffixes
+    of the cases it changes, the index of the parametrized case it changes or None)."""
+    sites: list[tuple[ast.expr, set[str], int | None]] = []
     params = parametrize_of(fn)
     ids = case_ids(params) if params else None
     for stmt in _always_runs(fn):
@@ -83,21 +83,20 @@ def sites(tf: TestFile, fn: ast.FunctionDef, suffixes: list[str]
             if _literal(other) is not None:
                 continue
             if _literal(side) is not None:
-                out.append((side, set(suffixes), None))
+                sites.append((side, set(suffixes), None))
             elif (params and ids and isinstance(side, ast.Name) and side.id in params.argnames
-                  and not _assigned(fn, side.id) and _uses(fn, side.id) == 1):
-                # Only an expected value: a parameter the test also feeds the code under test
-                # changes input and answer at once, and any real fix passes it.
+                  and not _assigned(fn, side.id)):
                 for s in suffixes:
                     node = params.value_node(ids.index(s[1:-1]), side.id) if (
                         s[1:-1] in ids) else None
                     if node is not None and _literal(node) is not None:
-                        out.append((node, {s}, ids.index(s[1:-1])))
-    return out
-
-
-def _uses(fn: ast.FunctionDef, name: str) -> int:
-    return sum(isinstance(n, ast.Name) and n.id == name for s in fn.body for n in ast.walk(s))
+                        sites.append((node, {s}, ids.index(s[1:-1])))
+    rng.shuffle(sites)
+    for node, changed, index in sites:
+        edit = _changed(rng, tf, node)
+        if edit is not None:
+            return edit, changed, index
+    return None
 
 
 def _assigned(fn: ast.FunctionDef, name: str) -> bool:
@@ -105,12 +104,12 @@ def _assigned(fn: ast.FunctionDef, name: str) -> bool:
                for n in ast.walk(fn))
 
 
-def changed(rng: random.Random, tf: TestFile, node: ast.expr) -> tuple[int, int, bytes] | None:
+def _changed(rng: random.Random, tf: TestFile, node: ast.expr) -> tuple[int, int, bytes] | None:
     """(start, end, text) replacing one scalar of a literal by another value of its type."""
     value = _literal(node)
     if isinstance(value, tuple | list):
         elts = [e for e in getattr(node, "elts", []) if _literal(e) is not None]
-        return changed(rng, tf, rng.choice(elts)) if elts else None
+        return _changed(rng, tf, rng.choice(elts)) if elts else None
     start = tf.offset(node.lineno, node.col_offset)
     end = tf.offset(node.end_lineno or node.lineno, node.end_col_offset or 0)
     text = tf.text[start:end]

@@ -8,15 +8,10 @@ a patch is never graded twice and every grade record has the same shape.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import replace
-from typing import Any
 
-from evaluator.errors import BadInputError, InfraError
-from evaluator.grading._logs import official_keeps
-from evaluator.grading._outcome import GradeOutcome, Grader
+from evaluator.errors import InfraError
+from evaluator.grading._grader import GradeOutcome, Grader
 from evaluator.grading._patchfilter import pack_sources
-from evaluator.grading._pool import CalibrationRecord
 from evaluator.grading._spec import GradeSpec, grade_key
 from evaluator.store import Record, Store
 from evaluator.version import harness_version
@@ -42,11 +37,6 @@ class GradeRecord(Record):
     ids: dict[str, list[str]] = {}  # required ids that are not one test of the run each
     hardening: list[str] = []  # hardening steps the runner cannot take, and why
     backend: dict[str, str] = {}  # which backend ran the grade (`Backend.to_record`); in no key
-    flags: list[str] = []  # a resolved grade's evidence for a person (`environment-sensitive`)
-    observed: dict[str, Any] = {}  # twins', second observation's and disguise's outcomes
-    # Skipped PASS_TO_PASS ids the official parser keeps, under their published names (the
-    # run's output holds fresh ones); None in a grade that read no run, or made before it.
-    kept: list[str] | None = None
     task_set: str
     task_id: str
     subject: str  # what the patch is: attempt, prediction, gold, empty (or an exploit family)
@@ -71,15 +61,6 @@ class GradeRecord(Record):
             grader_version=harness_version("grader"), lock_version=lock_version, output=output,
             sources=sources)
 
-    def keeps(self, results: str, ids: Sequence[str], output: Callable[[], str]
-              ) -> tuple[str, ...]:
-        """Which of `ids` (PASS_TO_PASS) SWE-bench's parser keeps as skipped in this grade: as
-        the grader read them under the run's fresh names; for a grade made before it recorded
-        them (run under the published names), read from its output (`output()`)."""
-        if self.kept is not None:
-            return tuple(t for t in ids if t in self.kept)
-        return official_keeps(results, output(), ids)
-
 
 def grade_once(store: Store, grader: Grader, spec: GradeSpec, patch: bytes,
                hidden: dict[str, bytes], *, subject: str, owner: str, lock_version: str,
@@ -93,7 +74,6 @@ def grade_once(store: Store, grader: Grader, spec: GradeSpec, patch: bytes,
     if (done := store.read(GradeRecord, key)) is not None:
         return done
     started = time.time()
-    spec = with_pool(store, spec)
     try:
         outcome = grader.grade(spec, patch, hidden)
     except InfraError as exc:
@@ -108,16 +88,3 @@ def grade_once(store: Store, grader: Grader, spec: GradeSpec, patch: bytes,
     # Another process (or machine, through the remote) may have landed this key first: its
     # record is the grade now.
     return store.read(GradeRecord, key) or record.model_copy(update={"key": key})
-
-
-def with_pool(store: Store, spec: GradeSpec) -> GradeSpec:
-    """`spec` with its task's calibration loaded (the gold gate made it); a spec keyed to a
-    calibration the store lacks is refused, naming the command that makes it."""
-    if spec.mode != "grade" or not spec.pool_key or spec.pool is not None:
-        return spec
-    found = store.read(CalibrationRecord, spec.pool_key)
-    if found is None:
-        raise BadInputError(f"task {spec.task_id!r} of {spec.task_set!r} has no calibration "
-                            f"{spec.pool_key[:12]} in {store.root}: run `doit gold:"
-                            f"{spec.task_set}` first (the gold gate makes it)")
-    return replace(spec, pool=found.pool())

@@ -4,29 +4,14 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, replace
-from typing import TYPE_CHECKING, Any
+from dataclasses import asdict, dataclass
+from typing import Any
 
-from evaluator.hashing import (
-    canonical_items,
-    canonical_json,
-    hash_json,
-    hash_parts,
-    join_items,
-    keyer,
-)
+from evaluator.hashing import canonical_items, canonical_json, hash_parts, join_items, keyer
 from evaluator.lock import Lock, blob_matches
 from evaluator.sandbox import SandboxLimits
 from evaluator.taskset import Task, TaskSet
 from evaluator.version import harness_version
-
-if TYPE_CHECKING:
-    from evaluator.grading._pool import Pool
-
-# How a grade runs: `grade` (the pipeline's), or one of the gold gate's calibration grades
-# (`_pool`): `plain` (no disguise, no twins), `bare` (disguised, no twins, second observation
-# always), `twins` (every twin the task's tests can have, none judged).
-MODES = ("grade", "plain", "bare", "twins")
 
 
 @dataclass(frozen=True)
@@ -48,9 +33,6 @@ class GradeSpec:
     pytest_plugins: tuple[str, ...] = ()  # loaded with -p: autoloading is off at grading
     results: str = "junit"  # how the run's results are read: JUnit, or a runner's log
     pass_to_pass_rule: str = "passed"  # "swebench": a skip is kept as SWE-bench keeps it
-    mode: str = "grade"  # one of MODES
-    pool_key: str = ""  # the task's calibration key (empty: graded without one)
-    pool: Pool | None = None  # that calibration, loaded where the grade is made; in no key
 
     @functools.cached_property
     def key_material(self) -> dict[str, Any]:
@@ -71,9 +53,8 @@ class GradeSpec:
             # only where it is not the default, so the keys of every other task stay as they were
             **({"pass_to_pass_rule": self.pass_to_pass_rule}
                if self.pass_to_pass_rule != "passed" else {}),
-            **({"mode": self.mode} if self.mode != "grade" else {}),
-            **({"calibration": self.pool_key} if self.pool_key else {}),
         }
+
 
     @functools.cached_property
     def key_items(self) -> dict[str, bytes]:
@@ -99,18 +80,6 @@ class GradeSpec:
         harness's grader; every attempt of the task shares its spec, and so this."""
         return self.patch_keyer()
 
-    def calibrating(self, mode: str) -> GradeSpec:
-        """This task's spec for one of its calibration grades (no calibration of its own)."""
-        return replace(self, mode=mode, pool_key="", pool=None)
-
-
-def calibration_key(spec: GradeSpec, gold_patch_hash: str, grader: str | None = None) -> str:
-    """The key of a task's calibration: what its twins, names and second observation are
-    validated against (the task's pins and its gold patch, the grader)."""
-    base = replace(spec, pool_key="", pool=None, mode="grade")
-    return hash_json({"calibration": base.key_material, "gold": gold_patch_hash,
-                      "grader": grader or harness_version("grader")})
-
 
 def grade_key(spec: GradeSpec, patch_hash: str, rep: int, grader: str | None = None) -> str:
     """blake3 of (patch, image, hidden tests, test command, grader version, rep, ...): the
@@ -124,14 +93,6 @@ def grade_key(spec: GradeSpec, patch_hash: str, rep: int, grader: str | None = N
 
 
 def grade_spec(task_set: TaskSet, task: Task, lock: Lock) -> GradeSpec:
-    """The task's grade spec, keyed to its calibration (made by the gold gate)."""
-    pin = lock.pin(task.id)
-    spec = _spec(task_set, task, lock)
-    gold = pin.files.get(task.spec.gold_patch, "")
-    return replace(spec, pool_key=calibration_key(spec, gold)) if gold else spec
-
-
-def _spec(task_set: TaskSet, task: Task, lock: Lock) -> GradeSpec:
     pin = lock.pin(task.id)
     s = task_set.spec.sandbox
     return GradeSpec(

@@ -1,72 +1,54 @@
-"""Twins: copies of a test file's own tests with one expected value changed, so that they must
-fail wherever their source passes.
+"""Twins: copies of a test file's own required tests, written into that file for one grade.
 
-`candidates` lists, for each required test of a file, the twins it can have (one per value the
-test always asserts, `_perturb`), deterministically from the file's text: the gold gate grades
-them all with the gold patch and keeps in the task's pool only those the gold patch fails
-(`_pool`); a grade draws its twins from that pool and writes them in under fresh names at
-random places among the file's statements (`_disguise`). Nothing marks a twin: its body is the
-file's own code, its value another of the file's values or a neighbour of the one it replaces.
+A twin is a required test's source text, renamed from the vocabulary of the file's own test
+names, and put at a random place among the file's statements (a method stays in its class). A
+`differs` twin has one value of one assertion that always runs changed (`assert f(2) == 5`
+becomes `assert f(2) == 3`, or one expected value of a parametrized case): it cannot honestly
+pass where its source passes. Anything that turns failing tests into passes without telling
+twins from the tests they copy turns both, which no honest run shows. Nothing marks a twin: its
+body is the file's own code, its value is another of the file's values or a neighbour of the
+one it replaces, and only the harness knows which test is which.
 """
 
 from __future__ import annotations
 
 import ast
-import hashlib
 import keyword
 import random
 import re
-from dataclasses import asdict, dataclass
-from typing import Any
+import textwrap
+from dataclasses import dataclass
 
 from evaluator.grading._params import case_ids, parametrize_of
-from evaluator.grading._perturb import changed, sites
+from evaluator.grading._perturb import perturb
 from evaluator.pysource import parse
-
-_PER_TEST, _PER_FILE = 3, 12
 
 
 @dataclass(frozen=True)
-class Candidate:
-    """One twin that may be written into `path`: the test `classes::name` (as the file names
-    it) with the bytes `start:end` of the file replaced by `text`. `case` is the index of the
-    parametrized case it changes (None: every case, or a test without parameters); `source` the
-    published ids of the required cases it copies; `digest` the file text it was made from."""
+class Case:
+    """One test id's suffix (`[ten pct]`, or "" for a test without parameters) in the twin and
+    in its source, and whether this case of the twin must fail where the source's passes."""
 
-    path: str
-    classes: tuple[str, ...]
+    twin: str
+    source: str
+    differs: bool
+
+
+@dataclass(frozen=True)
+class Planted:
     name: str
-    start: int
-    end: int
-    text: str
-    case: int | None
-    source: tuple[str, ...]
-    digest: str
-    f2p: bool = True
-
-    @property
-    def key(self) -> str:
-        raw = f"{self.path}\0{'::'.join(self.classes)}\0{self.name}\0{self.start}\0{self.text}"
-        return hashlib.sha256(raw.encode()).hexdigest()[:16]
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Candidate:
-        return cls(**{**d, "classes": tuple(d["classes"]), "source": tuple(d["source"])})
-
-
-def digest(text: bytes) -> str:
-    return hashlib.sha256(text).hexdigest()
+    classes: tuple[str, ...]
+    source: str
+    cases: tuple[Case, ...]
 
 
 class TestFile:
-    """A test file's text and tree."""
+    """A test file's text and tree, and the twins written into it so far."""
 
     def __init__(self, text: bytes) -> None:
         self.text = text if text.endswith(b"\n") or not text else text + b"\n"
         self.tree = parse(self.text)
+        self._inserts: list[tuple[int, int, bytes]] = []
         starts = [0]
         for line in self.text.splitlines(keepends=True):
             starts.append(starts[-1] + len(line))
@@ -86,62 +68,75 @@ class TestFile:
         defs = [s for s in body if isinstance(s, ast.FunctionDef) and s.name == name]
         return (body, defs[-1]) if defs else None
 
+    def test_names(self) -> list[str]:
+        return [n.name for n in ast.walk(self.tree)
+                if isinstance(n, ast.FunctionDef) and n.name.startswith("test")]
+
     def offset(self, line: int, col: int = 0) -> int:
         return self._starts[line - 1] + col
 
-    def span(self, fn: ast.stmt) -> tuple[int, int]:
-        """Byte offsets of a definition, decorators included, to the end of its last line."""
-        return self.offset(first_line(fn)), self.offset((fn.end_lineno or fn.lineno) + 1)
-
-
-def candidates(path: str, text: bytes,
-               groups: list[tuple[tuple[str, ...], str, list[tuple[str, str]], bool]]
-               ) -> list[Candidate]:
-    """Every twin the required tests of one file can have: `groups` holds, per test, its
-    classes, its name, its required cases as (suffix "[id]" or "", published id) and whether
-    it is a FAIL_TO_PASS test (those come first)."""
-    try:
-        tf = TestFile(text)
-    except (SyntaxError, ValueError):
-        return []
-    out: list[Candidate] = []
-    for classes, name, cases, f2p in sorted(groups, key=lambda g: (not g[3], g[0], g[1])):
-        found = tf.find(classes, name)
+    def twin(self, rng: random.Random, classes: tuple[str, ...], name: str,
+             suffixes: list[str], differs: bool, taken: set[str]) -> Planted | None:
+        """Write one twin of `classes::name` (its required cases `suffixes`, "" or "[id]")
+        into the file; None where no such test is there or no value of it can be changed."""
+        found = self.find(classes, name)
         if found is None:
-            continue
-        fn = found[1]
-        suffixes = [s for s, _ in cases]
-        start, end = tf.span(fn)
-        made = 0
-        for i, (node, changes, index) in enumerate(sites(tf, fn, suffixes)):
-            rng = random.Random(f"{digest(tf.text)}:{'::'.join(classes)}:{name}:{i}")
-            edit = changed(rng, tf, node)
-            if edit is None or made >= _PER_TEST:
-                continue
-            a, b, new = edit
-            seg = tf.text[start:a] + new + tf.text[b:end]
-            if index is not None and _ids_of(seg) is None:
-                continue  # the changed value's case id cannot be known, nor the twin's
-            source = tuple(p for s, p in cases if s in changes)
-            out.append(Candidate(path, classes, name, a, b, new.decode("utf-8", "surrogateescape"),
-                                 index, source, digest(tf.text), f2p))
-            made += 1
-        if len(out) >= _PER_FILE:
-            break
-    return out[:_PER_FILE]
+            return None
+        body, fn = found
+        start = self.offset(min([fn.lineno, *(d.lineno for d in fn.decorator_list)]))
+        end = self.offset((fn.end_lineno or fn.lineno) + 1)
+        new = _new_name(rng, self, fn, taken)
+        edits = [_rename(self, fn, new)]
+        cases = [Case(s, s, False) for s in suffixes]
+        case_index = None
+        if differs:
+            change = perturb(rng, self, fn, suffixes)
+            if change is None:
+                return None
+            edit, changed, case_index = change
+            edits.append(edit)
+            cases = [Case(s, s, s in changed) for s in suffixes]
+        segment = self.text[start:end]
+        for a, b, text in sorted(edits, reverse=True):
+            segment = segment[:a - start] + text + segment[b - start:]
+        if case_index is not None:
+            # The case's value changed, and pytest derives a case's id from its values.
+            ids = _ids_of(segment)
+            if ids is None:
+                return None
+            cases = [Case(f"[{ids[case_index]}]" if c.differs else c.twin, c.source, c.differs)
+                     for c in cases]
+        at, gap = _place(rng, self, body, fn, nested=bool(classes))
+        if not segment.endswith(b"\n"):
+            segment += b"\n"
+        self._inserts.append((at, -len(classes),
+                              segment + gap if at < len(self.text) else gap + segment))
+        taken.add(new)
+        return Planted(new, classes, name, tuple(cases))
+
+    def result(self) -> bytes:
+        out = self.text
+        # At one offset, a method's twin must come first: right after its class's last line.
+        for at, _, chunk in sorted(self._inserts, key=lambda x: x[:2], reverse=True):
+            out = out[:at] + chunk + out[at:]
+        return out
 
 
 def _ids_of(segment: bytes) -> list[str] | None:
-    import textwrap
-    try:
-        fn = parse(textwrap.dedent(segment.decode("utf-8", "surrogateescape"))).body[0]
-    except (SyntaxError, ValueError, IndexError):
-        return None
+    fn = parse(textwrap.dedent(segment.decode("utf-8", "surrogateescape"))).body[0]
     params = parametrize_of(fn) if isinstance(fn, ast.FunctionDef) else None
     return case_ids(params) if params else None
 
 
-def tokens(name: str) -> list[str]:
+def _rename(tf: TestFile, fn: ast.FunctionDef, new: str) -> tuple[int, int, bytes]:
+    line_start = tf.offset(fn.lineno)
+    line = tf.text[line_start:tf.offset(fn.lineno + 1)]
+    m = re.search(rb"\bdef\s+(" + re.escape(fn.name.encode()) + rb")\b", line)
+    assert m is not None, "a FunctionDef's line holds its `def`"
+    return line_start + m.start(1), line_start + m.end(1), new.encode()
+
+
+def _tokens(name: str) -> list[str]:
     spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name)
     return [t.lower() for t in spaced.split("_") if t and t.lower() not in ("test", "tests")]
 
@@ -149,37 +144,28 @@ def tokens(name: str) -> list[str]:
 _STOP = {"self", "cls", "pytest", "assert", "true", "false", "none", "mock", "unittest"}
 
 
-def vocabulary(tf: TestFile) -> list[str]:
-    """Words of the file's own test names and of the names it uses: fresh names sound like
-    the file's own."""
-    names = [n.name for n in ast.walk(tf.tree) if isinstance(n, ast.FunctionDef | ast.ClassDef)]
-    used = {n.id for n in ast.walk(tf.tree) if isinstance(n, ast.Name)} | {
+def _new_name(rng: random.Random, tf: TestFile, fn: ast.FunctionDef, taken: set[str]) -> str:
+    """A name made of words of the file's own test names and of what the source uses, in the
+    source's style (`test_a_b` or `testAB`), bound nowhere in the file."""
+    names = tf.test_names()
+    used = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name)} | {
         n.attr for n in ast.walk(tf.tree) if isinstance(n, ast.Attribute)} | {
         n.arg for n in ast.walk(tf.tree) if isinstance(n, ast.arg)}
-    words = {t for n in (*names, *used) for t in tokens(n)}
-    return sorted(w for w in words if w.isidentifier() and len(w) > 1 and w not in _STOP
-                  and not keyword.iskeyword(w)) or ["case", "value", "check"]
-
-
-def fresh_name(rng: random.Random, vocab: list[str], like: str, taken: set[str]) -> str:
-    """A name bound nowhere in `taken`, made of the file's words, in the style of `like`
-    (`test_a_b`, `testAB`, `TestAB`, or a class of any name)."""
-    upper = like[:1].isupper()
-    prefix = "Test" if like.startswith("Test") else "test" if like.startswith("test") else ""
-    camel = upper or (prefix == "test" and like[4:5].isupper())
-    for n in range(400):
-        picked = rng.sample(vocab, min(len(vocab), rng.choice((1, 2, 2, 3))))
-        if n > 200:
-            picked.append(str(rng.randrange(100)))
-        if camel:
-            body = "".join(w.capitalize() for w in picked)
-            name = (prefix or "") + body if prefix else body
-        else:
-            name = (prefix + "_" if prefix else "") + "_".join(picked)
-        if name not in taken and name.isidentifier() and not keyword.iskeyword(name):
-            taken.add(name)
+    words = {t for n in (*names, *used) for t in _tokens(n)}
+    vocab = sorted(w for w in words if w.isidentifier() and len(w) > 1 and w not in _STOP
+                   and not keyword.iskeyword(w)) or ["case"]
+    lengths = [max(1, min(4, len(_tokens(n)))) for n in names] or [2]
+    camel = not fn.name.startswith("test_") and fn.name[4:5].isupper()
+    for _ in range(200):
+        picked = rng.sample(vocab, min(len(vocab), rng.choice(lengths)))
+        name = ("test" + "".join(w.capitalize() for w in picked)) if camel else (
+            "test_" + "_".join(picked))
+        if name not in taken and name not in tf.taken:
             return name
-    raise ValueError("no fresh name left")  # 400 draws from a vocabulary: never in practice
+    n = 2
+    while f"{fn.name}_{n}" in taken or f"{fn.name}_{n}" in tf.taken:
+        n += 1
+    return f"{fn.name}_{n}"
 
 
 def _binds(stmt: ast.stmt) -> set[str]:
@@ -194,11 +180,11 @@ def _binds(stmt: ast.stmt) -> set[str]:
     return names
 
 
-def place(rng: random.Random, tf: TestFile, body: list[ast.stmt], fn: ast.FunctionDef, *,
-          nested: bool) -> tuple[int, bytes]:
-    """(offset, blank lines) where a twin of `fn` goes: before a statement of the body holding
-    its source, or after the last; after the docstring, the imports and whatever binds a name
-    its `def` evaluates (decorators, defaults). Blank lines as the file has them there."""
+def _place(rng: random.Random, tf: TestFile, body: list[ast.stmt], fn: ast.FunctionDef, *,
+           nested: bool) -> tuple[int, bytes]:
+    """(offset, blank lines) where the twin goes: before a statement of the body holding its
+    source, or after the last; after the docstring, the imports and whatever binds a name its
+    `def` evaluates (decorators, defaults). Blank lines as the file has them there."""
     needed = {n.id for part in (*fn.decorator_list, *fn.args.defaults,
                                 *(d for d in fn.args.kw_defaults if d is not None))
               for n in ast.walk(part) if isinstance(n, ast.Name)}
@@ -212,16 +198,16 @@ def place(rng: random.Random, tf: TestFile, body: list[ast.stmt], fn: ast.Functi
     spots = []
     for i in range(first, len(body)):
         st = body[i]
-        line = first_line(st)
+        line = _first_line(st)
         if i == 0 or line > (body[i - 1].end_lineno or body[i - 1].lineno):
             spots.append((tf.offset(line), _blank_before(tf, line)))
     last = body[-1]
     spots.append((tf.offset((last.end_lineno or last.lineno) + 1),
-                  _blank_before(tf, first_line(fn))))
+                  _blank_before(tf, _first_line(fn))))
     return rng.choice(spots)
 
 
-def first_line(st: ast.stmt) -> int:
+def _first_line(st: ast.stmt) -> int:
     return min([st.lineno, *(d.lineno for d in getattr(st, "decorator_list", []))])
 
 

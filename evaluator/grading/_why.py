@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from evaluator.grading._outcome import NO_REPORT, PATCH_FAILED, PATCH_REJECTED, TAMPERED
+from evaluator.grading._grader import NO_REPORT, PATCH_FAILED, PATCH_REJECTED, TAMPERED
 
 # Outcomes in which the tests never gave a verdict on the patch: the official harness reports
 # these as errors (no report.json for the instance), not as unresolved.

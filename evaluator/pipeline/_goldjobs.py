@@ -1,5 +1,5 @@
-"""`gold:<set>`: one doit target per task's calibration, per grade rep, per bundled exploit of
-each task, per verdict, and a summary that prints them."""
+"""`gold:<set>`: one doit target per grade rep, one per bundled exploit of each task, one per
+verdict, and a summary that prints them."""
 
 from __future__ import annotations
 
@@ -17,7 +17,6 @@ from evaluator.gold import (
     VALID,
     VerdictRecord,
     exploit_summary,
-    run_calibration,
     run_exploits_of,
     run_grade,
     summary_line,
@@ -44,29 +43,6 @@ def _grade_action(name: str, task_id: str, subject: str, rep: int) -> TaskFailed
     except EvalError as exc:
         return TaskFailed(f"{task_id} {subject} rep {rep}: {type(exc).__name__}: {exc}")
     say(f"{task_id:32} {subject:5} rep {rep}: {rec.outcome}")
-    return None
-
-
-def _calibration_action(name: str, task_id: str) -> TaskFailed | None:
-    gc.enable()
-    loaded = ctx.load(name)
-    assert loaded.task_set is not None and loaded.lock is not None
-    plan = gold_plans(name)[task_id]
-    label = f"{task_id} calibration"
-    lost = lost_grade_recorder(ctx.store(), plan.calibration_key, task_id, "calibration", label)
-    try:
-        grader = ctx.executor(ctx.sandbox_limit()).grader(lost)
-        rec = run_calibration(ctx.store(), grader, loaded.task_set, loaded.lock, plan)
-    except InfraError as exc:
-        say(f"{label}: infra error, retried next run: {exc}")
-        return None
-    except EvalError as exc:
-        return TaskFailed(f"{label}: {type(exc).__name__}: {exc}")
-    say(f"{task_id:32} calibrated: {len(rec.twins)} twin(s), "
-        + ("fresh names" if rec.renamed else "published names")
-        + f", second look on {len(rec.looked)} required test(s)"
-        + (f"; no report from its {', '.join(rec.silent)} grade(s): {rec.why}"[:400]
-           if rec.silent else ""))
     return None
 
 
@@ -138,17 +114,14 @@ def _summary_action(name: str) -> TaskFailed | None:
 
 
 # The targets of a gold gate: a command naming none of them gets none but the summaries.
-_BASENAMES = ("gold", "calibrate", "grade", "exploit", "verdict")
+_BASENAMES = ("gold", "grade", "exploit", "verdict")
 
 
 def gold_tasks(names: list[str]) -> Iterator[dict[str, Any]]:
-    """Yield the calibration, grade, exploit, verdict and summary targets of the sets' gold gates: for a
+    """Yield the grade, exploit, verdict and summary targets of the sets' gold gates: for a
     command that names one of them (`doit eval` or `report` loads this too, and plans none),
     and only for tasks whose verdict is not decided yet (found in one pass over the index)."""
     store = ctx.store()
-    yield {"basename": "calibrate", "name": None,
-           "doc": "one task's calibration: its twins, names and second look validated on the "
-                  "gold patch (<set>/<task>); run by gold:<set>"}
     yield {"basename": "grade", "name": None,
            "doc": "one grade of the gold gate (<set>/<task>/<gold|empty>/<rep>); run by gold:<set>"}
     yield {"basename": "exploit", "name": None,
@@ -173,7 +146,6 @@ def gold_tasks(names: list[str]) -> Iterator[dict[str, Any]]:
             yield summary  # its action reports why
             continue
         if store.remote is not None:  # an empty local store fills from the remote in parallel
-            store.prefetch("calibration", [p.calibration_key for p in plans])
             store.prefetch("grade", [k for p in plans for k in (*p.gold_keys, *p.empty_keys)])
             store.prefetch("exploit", [k for p in plans for _, k in p.exploit_keys])
             store.prefetch(VerdictRecord.KIND, [p.verdict_key for p in plans])
@@ -187,10 +159,6 @@ def gold_tasks(names: list[str]) -> Iterator[dict[str, Any]]:
             decided = plan.verdict_key in decided_keys
             if decided and not wanted & {f"verdict:{name}/{tid}", f"gold:{name}/{tid}"}:
                 continue  # decided: no target for it (the summary reads its verdict)
-            calibration = f"calibrate:{name}/{tid}"
-            yield {"basename": "calibrate", "name": f"{name}/{tid}",
-                   "actions": [(_calibration_action, [name, tid])], "verbosity": 2,
-                   "uptodate": [store.has("calibration", plan.calibration_key)]}
             grade_names = []
             for subject, keys in (("gold", plan.gold_keys), ("empty", plan.empty_keys)):
                 for rep, key in enumerate(keys):
@@ -198,7 +166,6 @@ def gold_tasks(names: list[str]) -> Iterator[dict[str, Any]]:
                     grade_names.append(f"grade:{grade_name}")
                     yield {"basename": "grade", "name": grade_name,
                            "actions": [(_grade_action, [name, tid, subject, rep])],
-                           "task_dep": [calibration],
                            "uptodate": [store.has("grade", key)], "verbosity": 2}
             exploit_names = []
             for family, key in plan.exploit_keys:
@@ -211,7 +178,6 @@ def gold_tasks(names: list[str]) -> Iterator[dict[str, Any]]:
                        "uptodate": [decided or store.has("exploit", key)]}
             yield {"basename": "verdict", "name": f"{name}/{tid}",
                    "actions": [(_verdict_action, [name, tid])],
-                   "task_dep": [calibration, *grade_names, *exploit_names],
-                   "uptodate": [decided]}
+                   "task_dep": [*grade_names, *exploit_names], "uptodate": [decided]}
             summary["task_dep"].append(f"verdict:{name}/{tid}")
         yield summary

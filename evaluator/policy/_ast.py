@@ -17,7 +17,6 @@ from dataclasses import dataclass
 
 from evaluator.policy import _rules as R
 from evaluator.policy._added import AddedFile, added_files, quiet_parse
-from evaluator.policy._allow import Allow
 from evaluator.policy._names import MODULE_ATTRS, NAMESPACE, OWN_MODULE, Names
 
 FATAL = R.VIOLATIONS
@@ -143,19 +142,11 @@ class _Scan:
     # -- what ----------------------------------------------------------------------------
     def run(self) -> Iterator[Finding]:
         skip = self._type_checking_only()
-        fatal = set()
         for node in ast.walk(self.tree):
             if id(node) in skip or not self._in_added(node):
                 continue
             for reason in self._reasons(node):
-                found = self._finding(reason, node)
-                fatal |= {found.line} if found.fatal else set()
-                yield found
-        # Beyond the allow-list: a flag for a person, where no violation says more already.
-        for node, what in Allow(self).findings():
-            if id(node) not in skip and self._line(node) not in fatal:
-                f = self._finding(R.OUTSIDE, node)
-                yield Finding(f.reason, f.path, f.line, f"{what}: {f.text}"[:240])
+                yield self._finding(reason, node)
 
     def _reasons(self, node: ast.AST) -> Iterator[str]:
         if isinstance(node, ast.Import | ast.ImportFrom):

@@ -13,9 +13,8 @@ from typing import Any
 FIELDS = ("task_set", "agent", "identity", "simulated", "task_id", "sample_idx", "status",
           "graded", "resolved", "cost_usd", "infra_errors", "priced", "lock_version",
           "recorded_lock_version", "grader_version", "attempt", "result", "grade",
-          "exit_reason", "violations", "flags", "flagged", "review", "reviewed_by")
-_DEFAULTS: dict[str, Any] = {"priced": True, "violations": (), "flags": (), "flagged": False,
-                             "infra_errors": 0,
+          "exit_reason", "violations")
+_DEFAULTS: dict[str, Any] = {"priced": True, "violations": (), "infra_errors": 0,
                              "cost_usd": 0.0, "simulated": False, "graded": False,
                              "resolved": False, "sample_idx": 0}
 

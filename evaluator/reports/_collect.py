@@ -18,7 +18,6 @@ from evaluator.errors import StaleLockError
 from evaluator.reports._cells import Cell
 from evaluator.reports._inputs import Inputs
 from evaluator.reports._pinning import GRADED, carried_over, check_result, check_verdict
-from evaluator.result import FLAGGED, RESOLVED, Reviews, flag_lines
 from evaluator.subjects import Subject, agent_subject, prediction_subjects, subject_cells
 from evaluator.version import harness_version
 
@@ -38,7 +37,7 @@ class Collected:
 _ATTEMPT = ("exit_reason", "simulated", "cost.total_usd", "cost.model_usd:type")
 _RESULT = ("task_set", "task_id", "subject", "sample_idx", "attempt", "agent_identity", "status",
            "resolved", "grade", "grader_version", "lock_version", "simulated", "violations",
-           "cost.total_usd", "cost.model_usd:type", "flags")
+           "cost.total_usd", "cost.model_usd:type")
 _GRADE = ("image", "grader_version", "resolved")
 
 
@@ -88,7 +87,6 @@ def collect(inputs: Inputs) -> Collected:
             subjects[n] = s
             cells += [Cell(**c) for c in subject_cells(store, inputs.task_set, lock, inputs.gate,
                                                        s, inputs.lock_version)]
-    cells = [reviewed(c, inputs.reviews) for c in cells]
     notes = [f"{n} record(s) were made under lock version {v}, with the same pins for their "
              f"task as now; they count for lock version {inputs.lock_version}"
              for v, n in sorted(carried.items())]
@@ -125,17 +123,7 @@ def _cell(inputs: Inputs, pa: Any, status: str, attempt: list[Any] | None,
         grade=result["grade"] if result else None,
         exit_reason=_once(attempt[0]) if attempt else None,
         violations=tuple(_once(v.get("reason")) for v in violations if isinstance(v, dict)),
-        flags=tuple(flag_lines(json.loads(result["flags"]) if result and result["flags"] else [])),
     )
-
-
-def reviewed(cell: Cell, reviews: Reviews) -> Cell:
-    """The cell as the set's reviews count it: a flagged resolve a person accepted counts as
-    resolved, one they rejected as a policy failure, one not reviewed yet as flagged."""
-    status, review = reviews.counted(cell["status"], cell["grade"])
-    return Cell(**{**cell, "status": status, "resolved": status == RESOLVED and cell["graded"],
-                   "flagged": status == FLAGGED, "review": review.decision if review else None,
-                   "reviewed_by": review.by if review else None})
 
 
 def _redecided(inputs: Inputs, cells: list[Cell]) -> list[str]:

@@ -9,7 +9,6 @@ from evaluator.errors import StaleLockError
 from evaluator.gold import INCOMPLETE, VerdictRecord, plan_gold, why_undecided
 from evaluator.lock import Lock, load_locked
 from evaluator.reports._sources import Sources
-from evaluator.result import Reviews
 from evaluator.store import Store
 from evaluator.subjects import prediction_subjects
 from evaluator.taskset import TaskSet, load_task_set
@@ -31,7 +30,6 @@ class Inputs:
     grader_version: str
     sources: Sources
     lock_version: str  # Lock.version hashes every pin on each access: read it once
-    reviews: Reviews = Reviews()  # a person's decisions on flagged resolves
 
     @property
     def name(self) -> str:
@@ -63,9 +61,7 @@ def open_inputs(name: str, sources: Sources) -> Inputs:
             _gate_problems(store, name, undecided, lock),
         )
     plan = plan_eval(task_set, lock, spec, store, sources.agents_root, gate=gate)
-    reviews = Reviews.load(sources.reviews_root / f"{name}.yaml")
-    return Inputs(store, task_set, lock, spec, plan, gate, grader, sources, lock.version,
-                  reviews)
+    return Inputs(store, task_set, lock, spec, plan, gate, grader, sources, lock.version)
 
 
 # What a report counts of each exploit (`exploit_summary`); the rest (the grade, the means,

@@ -15,8 +15,7 @@ DECIMALS = 6
 
 
 def outcomes_by_task(cells: Iterable[Mapping[str, Any]]) -> dict[str, list[int]]:
-    """Task id -> 0/1 per graded sample, in sample order (policy failures and flagged resolves
-    awaiting review are 0: the headline counts unflagged resolves)."""
+    """Task id -> 0/1 per graded sample, in sample order (policy failures are 0)."""
     out: dict[str, list[int]] = {}
     for c in sorted(cells, key=lambda c: (c["task_id"], c["sample_idx"])):
         if c["graded"]:
@@ -39,7 +38,7 @@ def _row(agent: Subject, mine: Sequence[Mapping[str, Any]], samples: int, alpha:
     from evaluator.stats import mean_pass_at_k, resolve_rate
 
     count = {s: sum(c["status"] == s for c in mine)
-             for s in ("resolved", "flagged", "failed", "policy", *NOT_COUNTED)}
+             for s in ("resolved", "failed", "policy", *NOT_COUNTED)}
     per_task = outcomes_by_task(mine)
     row: dict[str, Any] = {
         "agent": agent.name,

@@ -13,9 +13,8 @@ from typing import Any
 from evaluator.attempts import PlannedAttempt
 from evaluator.gold import VerdictRecord
 from evaluator.lock import Lock
-from evaluator.result import STATUSES
 
-GRADED = STATUSES  # resolved, flagged, failed, policy
+GRADED = ("resolved", "failed", "policy")
 # What a result's fields must be, as the index returns them (JSON booleans as 0 or 1).
 _TYPES = (("status", str, "a string"), ("resolved", int, "a boolean"),
           ("sample_idx", int, "an integer"), ("grade", str, "a grade key"))
@@ -61,7 +60,7 @@ def check_result(pa: PlannedAttempt, lock: Lock, grader: str, patch: str,
         if grade.get("grader_version") != grader:
             problems.append(f"{where}: grade made by grader {grade.get('grader_version')}, the "
                             f"harness grader is {grader}: {fix}")
-        if bool(grade.get("resolved")) != resolved and status not in ("policy", "flagged"):
+        if bool(grade.get("resolved")) != resolved and status != "policy":
             problems.append(f"{where}: resolved={resolved} but its grade says "
                             f"{bool(grade.get('resolved'))}")
     if resolved != (status == "resolved"):

@@ -22,7 +22,6 @@ class Sources:
     evals_root: Path = Path("evals")
     agents_root: Path = Path("agents")
     out_root: Path = Path("reports/out")
-    reviews_root: Path = Path("reviews")
     # A Store the caller opened itself (with the remote it chose, or none): used as is, so an
     # injected remote is never swapped for the one $EVAL_REMOTE names.
     opened: Store | None = field(default=None, compare=False, repr=False)
@@ -33,8 +32,7 @@ class Sources:
         the command line agree with `doit eval` on where everything lives)."""
         return cls(store=settings.store, tasks_root=settings.tasks_root,
                    lock_dir=settings.lock_dir, evals_root=settings.evals_root,
-                   agents_root=settings.agents_root, out_root=settings.reports_root,
-                   reviews_root=settings.reviews_root)
+                   agents_root=settings.agents_root, out_root=settings.reports_root)
 
     @classmethod
     def of(cls, *, store: Store | PathLike | None = None, tasks_root: PathLike = "tasks",
@@ -44,7 +42,6 @@ class Sources:
         root = store.root if isinstance(store, Store) else None if store is None else Path(store)
         return cls(store=root, tasks_root=Path(tasks_root), lock_dir=Path(lock_dir),
                    evals_root=Path(evals_root), agents_root=Path(agents_root),
-                   reviews_root=settings.reviews_root,
                    opened=store if isinstance(store, Store) else None)
 
     def open_store(self) -> Store:

@@ -57,41 +57,10 @@ def build_summary(inputs: Inputs, collected: Collected, *, alpha: float = ALPHA,
         ],
         "exploit_gate": {**(gate := exploit_summary(inputs.gate)), "line": summary_line(gate)},
         "dropped_tests": {t: v.dropped for t, v in sorted(inputs.gate.items()) if v.dropped},
-        "flagged": flagged(collected.cells),
-        "reviews": {"file": inputs.reviews.path, "blake3": inputs.reviews.digest,
-                    **{k: sum(c.get("review") == d for c in collected.cells)
-                       for k, d in (("accepted", "accept"), ("rejected", "reject"))},
-                    "awaiting": sum(bool(c.get("flagged")) for c in collected.cells)},
-        "integrity": integrity(inputs),
         "outcomes": outcome_grid(inputs, collected, order),
         "agreement": agreement_section(inputs),  # imported submissions, re-verified
         "notes": collected.notes + _notes(inputs, board, collected.cells),
     }
-
-
-def flagged(cells: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Every resolve held out of the headline until a person reads it, with its evidence."""
-    return [{"agent": c["agent"], "task_id": c["task_id"], "sample_idx": c["sample_idx"],
-             "grade": c["grade"], "result": c["result"], "flags": list(c.get("flags", ()))}
-            for c in sorted(cells, key=lambda c: (c["agent"], c["task_id"], c["sample_idx"]))
-            if c.get("flagged")]
-
-
-def integrity(inputs: Inputs) -> dict[str, Any]:
-    """What the gold gate could not give a task's grades: fresh names (tasks graded under
-    their published ids), validated twins, a second observation of its FAIL_TO_PASS tests."""
-    out: dict[str, list[str]] = {"published_names": [], "no_twins": [], "no_second_look": []}
-    for tid, v in sorted(inputs.gate.items()):
-        c = v.calibration
-        if not v.valid or not c:
-            continue
-        if not c.get("renamed", True):
-            out["published_names"].append(tid)
-        if not c.get("twins"):
-            out["no_twins"].append(tid)
-        if not c.get("looked_f2p"):
-            out["no_second_look"].append(tid)
-    return out
 
 
 def looker(inputs: Inputs, *, record: bool = True) -> Looker:
@@ -146,8 +115,7 @@ def outcome_grid(inputs: Inputs, collected: Collected, order: list[str]) -> dict
 
 
 def cell_state(valid: bool, mine: Sequence[Mapping[str, Any]]) -> str:
-    """excluded, error, policy, flagged, resolved, partial or failed, in that order of
-    precedence."""
+    """excluded, error, policy, resolved, partial or failed, in that order of precedence."""
     graded = [c for c in mine if c["graded"]]
     if not valid:
         return "excluded"
@@ -155,8 +123,6 @@ def cell_state(valid: bool, mine: Sequence[Mapping[str, Any]]) -> str:
         return "error"
     if any(c["status"] == "policy" for c in graded):
         return "policy"
-    if any(c["status"] == "flagged" for c in graded):
-        return "flagged"
     solved = sum(c["resolved"] for c in graded)
     return "resolved" if solved == len(graded) else "partial" if solved else "failed"
 
@@ -175,19 +141,6 @@ def _notes(inputs: Inputs, board: list[dict[str, Any]],
                      f"quarantined or ungraded) are left out of every rate; run "
                      f"`doit eval:{inputs.name}` to retry them")
     notes += _partial_pass_at_k(inputs, cells)
-    waiting = [c for c in cells if c.get("flagged")]
-    if waiting:
-        notes.append(f"{len(waiting)} resolve(s) flagged, awaiting review, are not in the "
-                     f"resolve rates: decide each in {inputs.reviews.path or 'reviews/'} "
-                     "(accept or reject, by its grade key; evaluator/result/_review.py)")
-    c = integrity(inputs)
-    for key, said in (("published_names", "graded under their published test names (their "
-                       "suites do not run under other names)"),
-                      ("no_twins", "graded without twins (no twin their gold patch fails)"),
-                      ("no_second_look", "graded without a second observation of their "
-                       "FAIL_TO_PASS tests")):
-        if c[key]:
-            notes.append(f"{len(c[key])} valid task(s) {said}: {', '.join(c[key][:10])}")
     for tid, v in sorted(inputs.gate.items()):
         if v.dropped:
             notes.append(f"{tid}: not required, flaky in the gold gate: " + "; ".join(

@@ -63,21 +63,14 @@ def pass_ks(rows: Sequence[dict[str, Any]]) -> list[str]:
 def leaderboard_table(rows: Sequence[dict[str, Any]]) -> list[list[str]]:
     """Header plus one line of cells per agent."""
     ks = pass_ks(rows)
-    head = ["agent", "attempts", "resolved", "rate", "95% CI", "flagged", "policy", "errors",
-            "cost", "$/solved", *ks]
+    head = ["agent", "attempts", "resolved", "rate", "95% CI", "policy", "errors", "cost",
+            "$/solved", *ks]
     body = [[label(r), str(r["attempts"]), str(r["resolved"]), pct(r["resolve_rate"]),
-             interval(r["rate_lo"], r["rate_hi"]), flagged(r), str(r["policy"]),
-             str(r["errors"]),
+             interval(r["rate_lo"], r["rate_hi"]), str(r["policy"]), str(r["errors"]),
              *((usd(r["cost_usd"]), usd(r["cost_per_solved_usd"])) if r.get("priced", True)
                else ("unpriced", "unpriced")), *(pct(r[k]) for k in ks)]
             for r in rows]
     return [head, *body]
-
-
-def flagged(row: dict[str, Any]) -> str:
-    """Resolves held out of the headline until a person reads them, as the table shows them."""
-    n = row.get("flagged", 0)
-    return f"+{n} awaiting review" if n else "0"
 
 
 def format_leaderboard(rows: Sequence[dict[str, Any]]) -> str:

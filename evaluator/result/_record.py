@@ -3,7 +3,7 @@ one rule, recorded once per result key."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,8 +35,7 @@ def grade_patch(store: Store, grader: Grader, spec: GradeSpec, patch: bytes,
     grade = grade_once(store, grader, spec, patch, hidden, subject=subject, owner=owner,
                        lock_version=lock_version, rep=rep)
     sources = unpack_sources(store.get_blob(grade.sources)) if grade.sources else None
-    found = findings(patch, hidden, spec.test_files, actions, sources=sources, opaque=grade.opaque,
-                     grade_flags=grade.flags)
+    found = findings(patch, hidden, spec.test_files, actions, sources=sources, opaque=grade.opaque)
     return Graded(grade, found, decide(grade, found))
 
 
@@ -57,8 +56,8 @@ class ResultRecord(Record):
     task_set: str
     task_id: str
     subject: str  # the agent's name, or the predictions' model_name_or_path
-    status: str  # resolved, flagged, failed or policy (`_rule`)
-    resolved: bool  # resolved with no flag: what the headline counts before any review
+    status: str  # resolved, failed or policy
+    resolved: bool
     sample_idx: int = 0
     attempt: str
     grade: str  # the grade's key
@@ -94,14 +93,3 @@ def record_result(store: Store, key: str, graded: Graded, *, spec: GradeSpec, su
         predictions=instance_id is not None, instance_id=instance_id)
     store.write(key, record)
     return store.read(ResultRecord, key) or record.model_copy(update={"key": key})
-
-
-def flag_lines(result: ResultRecord | Sequence[Mapping[str, Any]] | None) -> list[str]:
-    """A result's flags (or its `flags` field as the index returns it), one line each, for
-    reports, pages and exports."""
-    if result is None:
-        return []
-    flags = result.flags if isinstance(result, ResultRecord) else result
-    return [f"{f.get('reason')}: " + (f"{f.get('path')}:{f.get('line')}: " if f.get("path")
-                                       else "") + str(f.get("text", ""))
-            for f in flags if isinstance(f, Mapping)]

@@ -153,9 +153,6 @@ class Settings:
     reports_root: Setting[Path] = Setting(
         "EVAL_REPORTS", PATH, Path("reports/out"), "where rendered reports go (<set>/)",
         group="paths", flag="--reports")
-    reviews_root: Setting[Path] = Setting(
-        "EVAL_REVIEWS", PATH, Path("reviews"), "a person's decisions on flagged resolves "
-        "(<set>.yaml), read by the report (evaluator/result/_review.py)", group="paths")
     # --- execution
     sandboxes: Setting[int] = Setting(
         "EVAL_SANDBOXES", whole(1), 4, "sandboxes at once on this machine for gold grades and "

@@ -14,7 +14,7 @@ from evaluator.agents import Agent
 from evaluator.gold import VALID, VerdictRecord, required_spec, verdicts
 from evaluator.grading import grade_spec
 from evaluator.lock import Lock
-from evaluator.result import STATUSES, ResultRecord, flag_lines
+from evaluator.result import ResultRecord
 from evaluator.store import Record, Store
 from evaluator.subjects._predictions import PlannedPrediction, Prediction
 from evaluator.taskset import TaskSet
@@ -117,7 +117,7 @@ def subject_cells(store: Store, task_set: TaskSet, lock: Lock, gate: Mapping[str
         pp = by_task.get(tid)
         result = store.read(ResultRecord, pp.result_key) if pp is not None else None
         status = result.status if result else "ungraded" if pp is not None else "failed"
-        graded = status in STATUSES
+        graded = status in ("resolved", "failed", "policy")
         grader = result.grader_version if result else harness_version("grader")
         cells.append({
             "task_set": task_set.name, "agent": subject.name, "identity": subject.identity,
@@ -131,6 +131,5 @@ def subject_cells(store: Store, task_set: TaskSet, lock: Lock, gate: Mapping[str
             "grade": result.grade if result else None,
             "exit_reason": "prediction" if pp else "no prediction",
             "violations": [v.get("reason") for v in (result.violations if result else [])],
-            "flags": flag_lines(result),
         })
     return cells

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from evaluator.gold import BROKEN_GOLD, EXPLOITABLE, FLAKY, PASSES_WITHOUT_FIX, VerdictRecord
-from evaluator.grading import GradeRecord
+from evaluator.grading import GradeRecord, official_keeps
 from evaluator.lock import Lock
 from evaluator.result import ResultRecord
 from evaluator.store import Store
@@ -94,7 +94,7 @@ def _diffs(e: PublishedEntry, task: Task, grade: GradeRecord, required: dict[str
            read: dict[str, str] | None, their_output: str, our_output: str) -> list[TestDiff]:
     """Required tests whose status differs: published lists against ours; where nothing is
     listed, their output as our reader reads it against ours."""
-    keeps = set(grade.keeps(task.spec.results, required[P2P], lambda: our_output)) \
+    keeps = set(official_keeps(task.spec.results, our_output, required[P2P])) \
         if task.spec.pass_to_pass_rule == "swebench" else set()
     runner = task.spec.results
     out = []

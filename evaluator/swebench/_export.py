@@ -21,10 +21,9 @@ from typing import Any
 from evaluator.attempts import AttemptRecord, attempt_status, load_eval, plan_eval
 from evaluator.errors import BadInputError
 from evaluator.gold import VerdictRecord, exploit_summary, verdicts
-from evaluator.grading import NOT_RUN, GradeRecord, why_not
+from evaluator.grading import NOT_RUN, GradeRecord, official_keeps, why_not
 from evaluator.lock import Lock
-from evaluator.result import FLAGGED, RESOLVED, ResultRecord, Reviews, flag_lines
-from evaluator.settings import settings
+from evaluator.result import ResultRecord
 from evaluator.store import Store
 from evaluator.subjects import planned_of
 from evaluator.subjects import prediction_subjects as subjects
@@ -47,16 +46,14 @@ class Outcome:
 
 def official_keeps_of(store: Store, task: Task, grade: GradeRecord | None) -> tuple[str, ...]:
     """The skipped PASS_TO_PASS tests of `grade` that SWE-bench's parser keeps (it names them
-    in the run's output: `GradeRecord.keeps`); none for a hand-written task."""
-    if grade is None or task.spec.pass_to_pass_rule != "swebench":
+    in the run's output: `grading.official_keeps`); none for a hand-written task."""
+    if grade is None or task.spec.pass_to_pass_rule != "swebench" or not grade.output:
         return ()
     skipped = [t for t in task.spec.pass_to_pass if grade.tests.get(t) == "skipped"]
     if not skipped:
         return ()
-    # The grader read them from the run's output under the grade's fresh names (the output
-    # never prints the published ids); `keeps` reads an older grade's output itself.
-    return grade.keeps(task.spec.results, skipped, lambda: store.get_blob(grade.output).decode(
-        "utf-8", "replace") if grade.output else "")
+    output = store.get_blob(grade.output).decode("utf-8", "replace")
+    return official_keeps(task.spec.results, output, skipped)
 
 
 def tests_status(task: Task, grade: GradeRecord | None, dropped: dict[str, str],
@@ -76,22 +73,13 @@ def tests_status(task: Task, grade: GradeRecord | None, dropped: dict[str, str],
     return out
 
 
-def instance_report(o: Outcome, dropped: dict[str, str], reviews: Reviews | None = None
-                    ) -> dict[str, Any]:
-    """One instance as SWE-bench's report.json has it: resolved only when unflagged, or
-    flagged and accepted in the set's reviews file; a flagged one awaiting review says so."""
+def instance_report(o: Outcome, dropped: dict[str, str]) -> dict[str, Any]:
     entry: dict[str, Any] = {"patch_is_None": o.patch is None, "patch_exists": bool(o.patch),
                              "patch_successfully_applied": False, "resolved": False}
     if o.patch and o.result is not None and o.grade is not None:
         applied = o.grade.outcome not in NOT_RUN
         entry["patch_successfully_applied"] = applied
-        status, review = (reviews or Reviews()).counted(o.result.status, o.result.grade)
-        entry["resolved"] = status == RESOLVED
-        if status == FLAGGED:
-            entry["evaluator_flagged"] = flag_lines(o.result)
-        if review is not None:
-            entry["evaluator_review"] = {"decision": review.decision, "by": review.by,
-                                         "why": review.why}
+        entry["resolved"] = o.result.resolved
         if applied:
             entry["tests_status"] = tests_status(o.task, o.grade, dropped, o.keeps)
         if why := why_not(o.grade):
@@ -131,15 +119,13 @@ def subject_outcomes(store: Store, task_set: TaskSet, lock: Lock, name: str) -> 
 
 
 def export(store: Store, task_set: TaskSet, lock: Lock, name: str, outcomes: list[Outcome],
-           out: Path, base: BaseFiles | None, reviews: Reviews | None = None) -> dict[str, Any]:
-    """Write the four files under `out`; returns the summary. `reviews`: a person's decisions
-    on flagged resolves (default: the set's file under `settings.reviews_root`)."""
+           out: Path, base: BaseFiles | None) -> dict[str, Any]:
+    """Write the four files under `out`; returns the summary."""
     out.mkdir(parents=True, exist_ok=True)
     gate = verdicts(store, task_set, lock)
-    reviews = reviews or Reviews.load(settings.reviews_root / f"{task_set.name}.yaml")
     preds = [{"instance_id": instance_id(o.task), "model_name_or_path": name,
               "model_patch": o.patch} for o in outcomes]
-    report = {instance_id(o.task): instance_report(o, gate[o.task.id].dropped, reviews)
+    report = {instance_id(o.task): instance_report(o, gate[o.task.id].dropped)
               for o in outcomes}
     _write(out / "predictions.jsonl", "".join(json.dumps(p) + "\n" for p in preds))
     _write(out / "report.json", json.dumps(report, indent=4) + "\n")
@@ -187,12 +173,6 @@ def _summary(task_set: TaskSet, lock: Lock, gate: dict[str, VerdictRecord],
                             if gate[t.id].exploitable},
             "exploit_gate": {k: v for k, v in exploit_summary(gate).items()
                              if k != "exploitable"},
-            # Resolved with a flag for a person, not counted as resolved until accepted.
-            "flagged": {i: r["evaluator_flagged"] for i, r in sorted(report.items())
-                        if "evaluator_flagged" in r},
-            "graded_under_published_names": sorted(
-                instance_id(t) for t in task_set.tasks if gate[t.id].valid
-                and not gate[t.id].calibration.get("renamed", True)),
         },
     }
 

@@ -25,7 +25,7 @@ from evaluator.hashing import hash_json
 from evaluator.reports import render_report
 
 EXPORT_TAG = "evaluator.export_id"
-_COUNTS = ("resolved", "flagged", "failed", "policy", "errors", "attempts", "planned", "tasks")
+_COUNTS = ("resolved", "failed", "policy", "errors", "attempts", "planned", "tasks")
 
 
 @dataclass(frozen=True)

@@ -66,21 +66,15 @@ GRADER = Contract(
     "hooks dropped, pinned files restored, opaque files left out), hidden tests laid over, the "
     "hardened test run, canaries, the readers of JUnit and runner logs, the second observation, "
     "and the outcome and per-test statuses they give.",
-    (FIRST,
-     "grading by construction (issue 33): test files run under fresh names drawn per grade, "
-     "validated twins from the task's calibration, a second observation in a fresh sandbox, "
-     "one Check seam; a fix the grade finds environment-sensitive is flagged"),
+    (FIRST,),
     ("grading/*",),
     "tests/contracts/test_grader_golden.py",
 )
 RESULT = Contract(
     "result", "result rule and policy",
     "The capability policy's findings on added code and trajectories, and the one rule that "
-    "decides resolved, flagged, failed or policy from a grade and those findings.",
-    (FIRST,
-     "the policy's allow-list (issue 33): added code outside it is flagged, not failed; a "
-     "resolve with a flag (the policy's, an unreadable file, the grade's own) is `flagged`, "
-     "counted once a person accepts it in the set's reviews"),
+    "decides resolved, failed or policy from a grade and those findings.",
+    (FIRST,),
     ("result/*", "policy/*"),
     "tests/contracts/test_result_golden.py",
 )
@@ -94,9 +88,7 @@ VERDICT = Contract(
      "a PASS_TO_PASS test's flips are looked for over the reps of both patches",
      "the exploit gate: a task one bundled exploit resolves unflagged on is exploitable",
      "reps with no report are no flips; skipped, unreported and no-report tests are named "
-     "(issue 35)",
-     "the calibration (issue 33): a verdict says its task's fresh names, validated twins and the "
-     "FAIL_TO_PASS tests the second observation weighs, and why where it could not"),
+     "(issue 35)"),
     ("gold/_verdict.py", "gold/_gate.py"),
     "tests/contracts/test_verdict_golden.py",
 )

@@ -61,7 +61,7 @@ def test_the_models_price_is_in_the_attempt_key(world) -> None:
 
 
 def test_the_summary_shows_an_unpriced_agent_as_unpriced_not_zero() -> None:
-    counts = dict.fromkeys(("planned", "resolved", "flagged", "failed", "policy", "pending", "error",
+    counts = dict.fromkeys(("planned", "resolved", "failed", "policy", "pending", "error",
                             "quarantined"), 0)
     row = {"agent": "a", "simulated": False, "priced": False, "cost_usd": 0.0, **counts}
     assert format_summary([row]).splitlines()[1].endswith("unpriced")

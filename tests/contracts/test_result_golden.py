@@ -1,6 +1,6 @@
 """The `result` contract: the policy's findings on the gold, empty and exploit patches of each
 demo task and of the `shop` layout, on a set of agent actions, and the one rule's status for
-each grade outcome clean, with a violation and with a flag, as recorded for its version."""
+each grade outcome with and without a violation, as recorded for its version."""
 
 from __future__ import annotations
 
@@ -16,7 +16,6 @@ from evaluator.grading import (
     TAMPERED,
     UNRESOLVED,
 )
-from evaluator.policy import Finding
 from evaluator.result import Findings, decide, findings
 from tests.contracts.golden import check
 from tests.contracts.pure_cases import cases
@@ -49,10 +48,8 @@ def test_the_policy_and_the_rule_decide_what_the_result_contract_recorded() -> N
     hidden = ["tests/test_x.py"]
     observed["actions"] = {a: _said(findings(b"", hidden, (), [a])) for a in ACTIONS}
     violation = findings(b"", hidden, (), ["git log --all --oneline"])
-    flag = Findings(flags=(Finding("outside_allow_list", "src/app.py", 3, "import ctypes"),))
     for outcome in OUTCOMES:
         grade = grade_record(outcome)
         observed["rule"][outcome] = {"clean": decide(grade, Findings()),
-                                     "violation": decide(grade, violation),
-                                     "flag": decide(grade, flag)}
+                                     "violation": decide(grade, violation)}
     check("result", "findings-and-rule", observed)

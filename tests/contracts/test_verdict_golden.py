@@ -1,13 +1,12 @@
 """The `verdict` contract: the gold gate's decision for a table of gold and empty-patch reps
 (valid, flaky, broken gold, passes without the fix, incomplete; PASS_TO_PASS tests dropped as
-flaky), and what a verdict says of its task's calibration, as recorded for its version."""
+flaky), as recorded for its version."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from evaluator.gold import calibration_summary, decide_tests
-from evaluator.grading import CalibrationRecord
+from evaluator.gold import decide_tests
 from tests.contracts.golden import check
 from tests.records import grade_record as rec
 
@@ -36,25 +35,10 @@ CASES: dict[str, tuple[list[Any], list[Any]]] = {
                     [rec("unresolved", **BUG)] * 3),
 }
 
-TWIN = {"path": "tests/test_twin.py", "name": "test_twin"}
-# What a verdict says of its task's calibration (fresh names, twins, the second observation).
-CALIBRATIONS: dict[str, CalibrationRecord | None] = {
-    "none-stored": None,
-    "full": CalibrationRecord(task_set="s", task_id="t", key="c", twins=[TWIN, TWIN],
-                              rejected={"x": "the gold patch passes it"}, looked=F2P,
-                              varied=["f1"]),
-    "no-twins-none-looked": CalibrationRecord(task_set="s", task_id="t", key="c"),
-    "not-renamed": CalibrationRecord(task_set="s", task_id="t", key="c", renamed=False,
-                                     why="its tests fail under fresh names", twins=[TWIN],
-                                     looked=["f2"]),
-}
-
 
 def test_the_gate_decides_what_the_verdict_contract_recorded() -> None:
     observed = {}
     for name, (gold, empty) in CASES.items():
         d = decide_tests(gold, empty, F2P, P2P)
         observed[name] = {"verdict": d.verdict, "why": d.why, "dropped": d.dropped}
-    observed["calibration"] = {name: calibration_summary(c, tuple(F2P))
-                               for name, c in CALIBRATIONS.items()}
     check("verdict", "decisions", observed)

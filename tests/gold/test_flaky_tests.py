@@ -45,8 +45,6 @@ def test_flaky_pass_to_pass_is_dropped_and_required_tests_are_in_the_keys(tmp_pa
     lock, store, grader = resolve_lock(ts, Pins()), Store(tmp_path / "store", remote=None), \
         FlippingGrader()
     [plan] = plan_gold(ts, lock)
-    # Its calibration as the gate leaves it (the scripted grader makes no twins of its own).
-    store.put("calibration", plan.calibration_key, {"task_set": "mini", "task_id": "add-bug"})
     for subject in ("gold", "empty"):
         for rep in range(2):
             run_grade(store, grader, ts, lock, plan, subject, rep)

@@ -109,17 +109,3 @@ def test_required_ids_no_test_reports_are_named_per_task() -> None:
     gold = [rec("resolved", f="passed", p="missing")] * 2
     d = decide_tests(gold, [rec("unresolved", f="failed", p="missing")] * 2, ["f"], ["p", "z"])
     assert d.unreported == ("p", "z")
-
-
-def test_a_calibration_grade_with_no_report_is_said_by_the_verdict() -> None:
-    from evaluator.gold import calibration_summary
-    from evaluator.grading import CalibrationRecord
-
-    why = "calibration grade(s) left no report (bare: no usable JUnit report): ..."
-    c = CalibrationRecord(task_set="s", task_id="t", key="c", renamed=False, why=why,
-                          silent=["bare"])
-    got = calibration_summary(c, ("f1",))
-    assert got["no_report"] == ["bare"] and not got["renamed"]
-    assert got["why"].startswith(why) and "no twin the gold patch fails" not in got["why"]
-    assert "no_report" not in calibration_summary(CalibrationRecord(task_set="s", task_id="t",
-                                                                    key="c"), ("f1",))

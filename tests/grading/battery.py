@@ -27,8 +27,7 @@ PARALLEL = 4
 LAYOUTS = ("calc", "shop")
 FULL = os.environ.get("EVAL_TEST_BATTERY", "") == "full"
 _ON_SHOP = frozenset({"spares_unittest_classes", "init_subclass_swallows",
-                      "build_class_swallows", "only_for_test_doubles", "canary_by_position",
-                      "only_for_mock_arguments"})
+                      "build_class_swallows", "only_for_test_doubles", "canary_by_position"})
 
 
 @dataclass(frozen=True)
@@ -71,8 +70,7 @@ def grade(grader: Grader, spec: GradeSpec, hidden: dict[str, bytes], name: str,
     out = grader.grade(spec, patch, hidden)
     record = GradeRecord.of(out, spec, patch="-", rep=0, subject=name, lock_version="-",
                             output="", started=time.time())
-    found = findings(patch, list(hidden), spec.test_files, sources=out.sources,
-                     opaque=record.opaque, grade_flags=out.flags)
+    found = findings(patch, list(hidden), spec.test_files, sources=out.sources)
     return Graded(out, decide(record, found))
 
 

@@ -182,10 +182,9 @@ _OLD: dict[str, Callable[[Layout], tuple[str, set[str]]]] = {
 
 def _registry() -> tuple[dict[str, Callable[[Layout], tuple[str, set[str]]]], set[str]]:
     from tests.grading.cheats_forge import FORGE
-    from tests.grading.cheats_integrity import INTEGRITY
     from tests.grading.cheats_opaque import OPAQUE
 
-    new = {**FORGE, **OPAQUE, **INTEGRITY}
+    new = {**FORGE, **OPAQUE}
     return {**_OLD, **new}, set(new)
 
 

@@ -59,8 +59,7 @@ def _guard_cells():
 
 
 def guard_selection_flip(lay: Layout) -> tuple[str, set[str]]:
-    """Copies the guard's list of ids to run while pytest collects, then passes exactly those
-    (the guard holds a list of files now, every test under a fresh name: nothing to pass)."""
+    """Copies the guard's list of ids to run while pytest collects, then passes exactly those."""
     spare = _GUARD + '''
 _guard, _cells = _guard_cells()
 _ids = set()
@@ -72,7 +71,7 @@ for _c in _cells:
 def spare(item):
     return bool(_ids) and item.nodeid not in _ids
 '''
-    return _flip(lay, spare), {TAMPERED, UNRESOLVED}
+    return _flip(lay, spare), {TAMPERED}
 
 
 def guard_table_poison(lay: Layout) -> tuple[str, set[str]]:

@@ -10,15 +10,14 @@ from tests.grading.support import make_layout_case
 
 
 @pytest.fixture(scope="session")
-def layouts(docker_client, base_image, grader, tmp_path_factory: pytest.TempPathFactory):
-    """The cheat battery's layouts by name, each built and calibrated once, when first asked
-    for: name -> (layout, its grade spec with its calibration, its hidden files)."""
+def layouts(docker_client, base_image, tmp_path_factory: pytest.TempPathFactory):
+    """The cheat battery's layouts by name, each built once, when first asked for:
+    name -> (layout, its grade spec, its hidden files)."""
     built: dict[str, tuple] = {}
 
     def get(name: str) -> tuple:
         if name not in built:
-            built[name] = make_layout_case(name, docker_client, base_image, tmp_path_factory,
-                                           grader)
+            built[name] = make_layout_case(name, docker_client, base_image, tmp_path_factory)
         return built[name]
     return get
 

@@ -4,18 +4,17 @@ and the harness's own re-run runner started for real on a folder of this machine
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from evaluator.grading import Grader, GradeSpec, calibrate_now
-from evaluator.grading._checks import payload
-from evaluator.grading._second import RUNNER
+from evaluator.grading import GradeSpec
+from evaluator.grading._observe import rerun_results
+from evaluator.grading._rerun import RUNNER
+from evaluator.grading._run import payload
 from evaluator.hashing import hash_json
 from evaluator.images import build_task_image
 from evaluator.lock import DockerPinResolver
@@ -25,11 +24,9 @@ from tests.helpers import TEST_CMD, write_files
 
 
 def make_layout_case(name: str, docker_client: Any, base_image: str,
-                     tmp_path_factory: pytest.TempPathFactory, grader: Grader | None = None
+                     tmp_path_factory: pytest.TempPathFactory
                      ) -> tuple[Layout, GradeSpec, dict[str, bytes]]:
-    """(layout, grade spec, hidden files) of the cheat battery's layout `name`, on the engine;
-    with a `grader`, the spec carries the layout's calibration, made with it as the gold gate
-    makes it (its twins, names and second observation validated on the gold patch)."""
+    """(layout, grade spec, hidden files) of the cheat battery's layout `name`, on the engine."""
     lay = next(x for x in LAYOUTS if x.name == name)
     repo = tmp_path_factory.mktemp(f"repo-{lay.name}")
     write_files(repo, lay.repo)
@@ -40,13 +37,9 @@ def make_layout_case(name: str, docker_client: Any, base_image: str,
         task_set="t", task_id=lay.name, image=image, workdir="/testbed", user="1000:1000",
         base_commit=sha, test_command=TEST_CMD, hidden_tests_hash=hash_json(lay.hidden),
         fail_to_pass=lay.fail_to_pass, pass_to_pass=lay.pass_to_pass, test_files=(),
-        # Generous: the battery grades a few at a time on a machine other sessions share.
-        limits=SandboxLimits(memory_mb=512, exec_timeout_s=240),
+        limits=SandboxLimits(memory_mb=512, exec_timeout_s=60),
     )
-    hidden = {k: v.encode() for k, v in lay.hidden.items()}
-    if grader is not None:
-        spec = replace(spec, pool=calibrate_now(grader, spec, lay.gold.encode(), hidden)[0])
-    return lay, spec, hidden
+    return lay, spec, {k: v.encode() for k, v in lay.hidden.items()}
 
 
 # A project for the re-run's config tests: its test passes only where `src` is on the path and
@@ -62,25 +55,18 @@ PROJECT = {"src/lib.py": "X = 1\n", "tests/test_x.py": TEST, "conftest.py": CONF
 
 
 def rerun_in(cwd: Path, ids: list[str], args: list[str], *, pytest_version: str = "",
-             tomllib: bool = True, varied: bool = False) -> dict[str, tuple[str, str]]:
-    """{id: (status, why)} of the second observation's runner started in `cwd` as its
-    supervisor starts it (conf on stdin, results on a pipe), on this interpreter;
-    `pytest_version` is what `_pytest._version` says there, and without `tomllib` Python's TOML
-    reader cannot be imported (as before Python 3.11)."""
+             tomllib: bool = True) -> dict[str, tuple[str, str]]:
+    """{id: (status, why)} of the re-run runner started in `cwd` as the grader starts it, on this
+    interpreter; `pytest_version` is what `_pytest._version` says there, and without `tomllib`
+    Python's TOML reader cannot be imported (as before Python 3.11)."""
     pre = ("import sys, types\nsys.modules['_pytest._version'] = types.SimpleNamespace("
            f"version={pytest_version!r})\n" if pytest_version else "")
     pre += "" if tomllib else "import sys\nsys.modules['tomllib'] = None\n"
-    read, write = os.pipe()
-    conf = json.dumps({"tests": ids, "args": args, "root": str(cwd), "fd": write,
-                       "varied": varied})
-    proc = subprocess.Popen([sys.executable, "-c", pre + payload(RUNNER).decode()], cwd=cwd,
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, pass_fds=(write,),
-                            env={"PATH": "/usr/bin:/bin", "PYTHONSAFEPATH": "1",
-                                 "PYTHONDONTWRITEBYTECODE": "1"})
-    os.close(write)
-    out, err = proc.communicate(conf.encode(), timeout=120)
-    with os.fdopen(read, "rb") as pipe:
-        lines = [json.loads(x) for x in pipe.read().splitlines() if x.strip()]
-    assert any("done" in x for x in lines), (out + err).decode()
-    return {x["id"]: (x["status"], x.get("why", "")) for x in lines if "id" in x}
+    conf = json.dumps({"nonce": "n", "tests": ids, "args": args})
+    r = subprocess.run([sys.executable, "-c", pre + payload(RUNNER).decode(), conf], cwd=cwd,
+                       capture_output=True, text=True, timeout=120,
+                       env={"PATH": "/usr/bin:/bin", "PYTHONSAFEPATH": "1",
+                            "PYTHONDONTWRITEBYTECODE": "1"})
+    found, done, _ = rerun_results(r.stdout, "n")
+    assert done, r.stdout + r.stderr
+    return found

@@ -1,29 +1,24 @@
 """Part of the cheat battery on podman (rootful and rootless) and on the daemonless backend (the
-src layout with its root conftest, calibrated once on Docker: the calibration is the task's, not
-the backend's): gold resolves and empty does not, and the families that lean on the sandbox
-itself (a detached process, a rewritten report, a .pth start-up file, the second observation's
-fresh sandbox and its supervisor, a marker carried between runs) resolve nothing there either.
-The whole battery on one backend: `benchmarks/bench_integrity.py --backend daemonless`."""
+src layout with its root conftest): gold resolves and empty does not, and the families that lean
+on the sandbox itself (a detached process, a rewritten report, a .pth start-up file) resolve
+nothing there either."""
 
 import pytest
 
 from evaluator.grading import DockerGrader
-from evaluator.result import RESOLVED
-from tests.grading.battery import grade
 from tests.grading.cheats import CHEATS
+from tests.grading.support import make_layout_case
 
 pytestmark = pytest.mark.docker
 
 # What leans on the sandbox rather than on the grader's own code: a process left behind, a
-# rewritten report, a .pth start-up file in the repository; the second observation's sandbox,
-# supervisor and varied run.
-_FAMILIES = ("detached_rewrite", "junit_writer_swapped", "pth_file", "forge_published_ids",
-             "second_look_results_rewritten", "marker_from_scored_run", "only_with_safe_path")
+# rewritten report, a .pth start-up file in the repository.
+_FAMILIES = ("detached_rewrite", "junit_writer_swapped", "pth_file")
 
 
 @pytest.fixture(scope="module")
-def shop(layouts):
-    return layouts("shop")
+def shop(docker_client, base_image, tmp_path_factory):
+    return make_layout_case("shop", docker_client, base_image, tmp_path_factory)
 
 
 _FIXTURES = {"podman": "podman_sandboxes", "podman-rootless": "rootless_podman",
@@ -46,9 +41,8 @@ def test_gold_resolves_and_empty_does_not_there(other, shop) -> None:
 
 
 @pytest.mark.parametrize("cheat", _FAMILIES)
-def test_cheat_does_not_resolve_unflagged_there(other, shop, cheat: str) -> None:
+def test_cheat_does_not_resolve_there(other, shop, cheat: str) -> None:
     (_, grader), (lay, spec, hidden) = other, shop
     patch, allowed = CHEATS[cheat](lay)
-    graded = grade(grader, spec, hidden, cheat, patch.encode())
-    out = graded.outcome
-    assert graded.status != RESOLVED and out.outcome in allowed, f"{out.outcome}: {out.detail}"
+    out = grader.grade(spec, patch.encode(), hidden)
+    assert not out.resolved and out.outcome in allowed, f"{out.outcome}: {out.detail}"

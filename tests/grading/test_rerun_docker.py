@@ -4,17 +4,15 @@ the rootdir where there is no config file): on each layout, the runner's outcome
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from evaluator.grading._checks import payload
-from evaluator.grading._run import HARDENED
-from evaluator.grading._second import LOOK, RUNNER, results
+from evaluator.grading import GradeSpec
+from evaluator.grading._canary import Canaries
+from evaluator.grading._observe import rerun_results
+from evaluator.grading._rerun import RUNNER, rerun_command
+from evaluator.grading._run import _LOOK_ENV, payload
 from evaluator.sandbox import SandboxLimits
 from tests.grading.support import ID, INI, PROJECT, TOML
-
-_ENV = HARDENED + "export PYTHONSAFEPATH=1 PYTHONNOUSERSITE=1; "
 
 pytestmark = pytest.mark.docker
 
@@ -41,16 +39,19 @@ def test_the_runner_reads_the_config_as_the_container_s_pytest(sandboxes, base_i
             root = f"/tmp/{name}"
             sb.put_files({f"{root}/{k}": v.encode() for k, v in files.items()})
             workdir = f"{root}/{start}".rstrip("/")
-            ran = sb.exec(f"{_ENV}python3 -m pytest -q -p no:cacheprovider {args}",
+            ran = sb.exec(f"{_LOOK_ENV}python3 -m pytest -q -p no:cacheprovider {args}",
                           workdir=workdir).output
             assert ("1 passed" in ran) == passes, (name, ran)
-            conf = {"nonce": "n", "tests": [ID], "args": args.split(), "root": workdir,
-                    "varied": False, "timeout": 60, "code": payload(RUNNER).decode()}
-            sb.put_files({"/tmp/g/look.json": json.dumps(conf).encode(),
-                          "/tmp/g/look.py": payload(LOOK)})
-            out = sb.exec(f"{_ENV}python3 -I /tmp/g/look.py /tmp/g/look.json",
-                          workdir=workdir).output
-            where = json.loads(out.strip().splitlines()[-1].split(" ", 2)[2])["out"]
-            found, done, _ = results(out, sb.read_file(where), "n")
+            cmd = rerun_command(_spec(f"python3 -m pytest {args}"), Canaries("n"),
+                                payload(RUNNER), _LOOK_ENV, [ID])
+            assert cmd is not None
+            out = sb.exec(cmd, workdir=workdir).output
+            found, done, _ = rerun_results(out, "n")
             # where pytest 7.2 reads no path to `lib`, neither does the runner: the import fails
             assert done and found[ID][0] == ("passed" if passes else "error"), (name, out[-300:])
+
+
+def _spec(command: str) -> GradeSpec:
+    return GradeSpec(task_set="t", task_id="x", image="i", workdir="/w", user="u", base_commit="c",
+                     test_command=command, hidden_tests_hash="h", fail_to_pass=(ID,),
+                     pass_to_pass=(), test_files=(), limits=SandboxLimits())

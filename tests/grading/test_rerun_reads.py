@@ -4,6 +4,8 @@ cost it no import of theirs: the runner starts in a fresh interpreter on every g
 import functools
 import inspect
 import random
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -15,9 +17,8 @@ from _pytest.config.exceptions import UsageError
 from _pytest.config.findpaths import determine_setup
 from _pytest.outcomes import Failed
 
-from evaluator.grading._checks import payload
-from evaluator.grading._second import RUNNER
-from tests.grading.support import rerun_in
+from evaluator.grading._rerun import RUNNER
+from evaluator.grading._run import payload
 from tests.helpers import write_files
 
 
@@ -157,5 +158,8 @@ def test_the_runner_imports_only_what_a_test_needs(tmp_path: Path) -> None:
     write_files(tmp_path, {"pytest.ini": "[pytest]\npythonpath = src\n", "src/lib.py": "X = 1\n",
                            "tests/test_lib.py": f"import sys\nfrom lib import X\n\n\ndef test_x():\n"
                            f"    assert not set({costly}) & set(sys.modules)\n"})
-    found = rerun_in(tmp_path, ["tests/test_lib.py::test_x"], ["tests"])
-    assert found["tests/test_lib.py::test_x"][0] == "passed", found
+    conf = '{"nonce": "n", "tests": ["tests/test_lib.py::test_x"], "args": ["tests"]}'
+    r = subprocess.run([sys.executable, "-c", payload(RUNNER).decode(), conf], cwd=tmp_path,
+                       capture_output=True, text=True, timeout=60,
+                       env={"PATH": "/usr/bin:/bin", "PYTHONSAFEPATH": "1"})
+    assert '"status": "passed"' in r.stdout, r.stdout + r.stderr

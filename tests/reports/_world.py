@@ -83,11 +83,6 @@ class World:
                 "why": f"{verdict} in the test world", "fixture": None,
                 "lock_version": self.lock.version, "grader_version": self.grader,
                 "gold_grades": [], "empty_grades": []})
-            # Its calibration, as the gold gate leaves it (no twins: the world grades nothing
-            # in a sandbox).
-            if not self.store.has("calibration", gp.calibration_key):
-                self.store.put("calibration", gp.calibration_key, {
-                    "task_set": SET, "task_id": gp.task.id, "grader_version": self.grader})
 
     def plan(self) -> Any:
         if self._plan is None:
@@ -136,9 +131,9 @@ class World:
 
     def outcomes(self, agent: str, table: dict[str, str]) -> None:
         """{task: "RFP.." one letter per sample}: Resolved, Failed, Policy, Error, pending (-),
-        Ungraded, Quarantined, flagged (?)."""
+        Ungraded."""
         names = {"R": "resolved", "F": "failed", "P": "policy", "E": "error", "-": "pending",
-                 "U": "ungraded", "Q": "quarantined", "?": "flagged"}
+                 "U": "ungraded", "Q": "quarantined"}
         for task, letters in table.items():
             for sample, letter in enumerate(letters):
                 self.outcome(agent, task, sample, names[letter])

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from evaluator.gold import plan_gold, run_calibration, run_grade, verdicts, write_verdict
+from evaluator.gold import plan_gold, run_grade, verdicts, write_verdict
 from evaluator.grading import GradeOutcome, GradeSpec
 from evaluator.lock import Lock, resolve_lock
 from evaluator.store import Store
@@ -102,8 +102,6 @@ class World:
 
     def gate(self) -> None:
         for plan in plan_gold(self.task_set, self.lock):
-            # Every grade of a task reads its calibration (issue 33): the gate makes it first.
-            run_calibration(self.store, self.grader, self.task_set, self.lock, plan)
             for subject in ("gold", "empty"):
                 for rep in range(self.task_set.spec.gold_reps):
                     run_grade(self.store, self.grader, self.task_set, self.lock, plan, subject,

@@ -74,11 +74,7 @@ def agreement(tmp_path_factory: pytest.TempPathFactory, docker_client: Any, base
     p.root.mkdir()
     imported = _ok(p.evaluator("import", "swebench", str(instances), "--set", "up"))
     set_yaml = p.root / "tasks" / "up" / "set.yaml"
-    # One gold rep, and the exploit families on one task of each runner (of two): the gate's
-    # verdicts and the grades are what this module compares; the exploits on every row were 92
-    # of its 177 sandbox grades once each task's calibration (4 grades) was added (issue 33).
-    set_yaml.write_text(set_yaml.read_text().replace("gold_reps: 3", "gold_reps: 1")
-                        + "exploit_sample: 1\n")
+    set_yaml.write_text(set_yaml.read_text().replace("gold_reps: 3", "gold_reps: 1"))
     _ok(p.doit("lock:up"))
     gate = _ok(p.doit("-n", "2", "-P", "process", "gold:up"))
     ours, summaries = {}, {}

@@ -6,7 +6,7 @@ from evaluator.swebench._export import Outcome, instance_report
 from evaluator.swebench._hidden import hidden_files
 from evaluator.swebench._instances import diff_files, official_command
 from evaluator.taskset import Task, load_task_set
-from tests.helpers import make_set, make_task
+from tests.helpers import make_set
 from tests.records import grade_record, result_record
 
 
@@ -76,25 +76,3 @@ def test_a_skipped_pass_to_pass_test_is_a_success_only_where_the_official_harnes
     grade = grade_record(False, **{f2p: "passed", p2p_a: "skipped", p2p_b: "skipped"})
     entry = instance_report(Outcome(task, "diff", result_record(False), grade, (p2p_b,)), {})
     assert entry["tests_status"]["PASS_TO_PASS"] == {"success": [p2p_b], "failure": [p2p_a]}
-
-
-def test_a_skipped_pass_to_pass_test_the_grade_kept_is_a_success_whatever_its_output_says(
-        tmp_path: Path) -> None:
-    """Under fresh names the run's output never prints the published ids: the export takes the
-    ids the grader kept (mapped back) from the grade, not from the output (srclay-pad: an xfail
-    PASS_TO_PASS test was exported as a failure beside a resolved grade)."""
-    from evaluator.store import Store
-    from evaluator.swebench._export import official_keeps_of, tests_status
-
-    make_task(make_set(tmp_path, "mini", ()), "t", pass_to_pass_rule="swebench",
-              test_command="python3 -m pytest -rA tests", results="pytest-log")
-    task = load_task_set("mini", tmp_path).task("t")
-    f2p, (xfail, skipped) = task.spec.fail_to_pass[0], task.spec.pass_to_pass
-    store = Store(tmp_path / "store")
-    out = "XFAIL tests/test_hidden.py::test_zero_pad - known\nSKIPPED [1] x.py:3: why\n"
-    grade = grade_record(True, **{f2p: "passed", xfail: "skipped", skipped: "skipped"})
-    grade = grade.model_copy(update={"kept": [xfail], "output": store.put_blob(out.encode())})
-    keeps = official_keeps_of(store, task, grade)
-    assert keeps == (xfail,)
-    assert tests_status(task, grade, {}, keeps)["PASS_TO_PASS"] == {
-        "success": [xfail], "failure": [skipped]}

@@ -1,32 +1,31 @@
-"""The harness's own minimal test runner: the second observation of a pytest grade (Python 3.6+).
+"""The harness's own minimal test runner: the second look at a pytest grade (Python 3.6+).
 
-Started by the second observation's supervisor (`_evaluator_look.py`) in a fresh sandbox, in a
-fresh interpreter, on the required tests and the grade's twins. No pytest runner, no plugin, no
-hook: it imports each test file the way pytest's default import mode does, runs the conftest
-fixtures and xunit setups the test needs, and calls the test. Where a test needs what only
-pytest provides (a hook of the repository's conftest, a plugin, `request`, `capsys`, an `xfail`
-mark, a parametrization whose ids it cannot rebuild) it says so ("unrunnable") rather than
-guess. While a test runs, `pytest` is not in `sys.modules`.
+Run after the graded pytest run, in a fresh interpreter of its own exec (every process of the
+pytest run is gone by then), on the FAIL_TO_PASS tests and their canaries. No pytest runner, no
+plugin, no hook: it imports each test file the way pytest's default import mode does, runs the
+conftest fixtures and xunit setups the test needs, and calls the test. Where a test needs what
+only pytest provides (a hook of the repository's conftest, a plugin, `request`, `capsys`, an
+`xfail` mark, a parametrization whose ids it cannot rebuild) it says so ("unrunnable") rather
+than guess. While a test runs, `pytest` is not in `sys.modules`.
 
-Its conf (the tests, pytest's arguments, the repository's folder, the pipe to write to) comes
-on stdin; one JSON line per test goes to that pipe, `{"id", "status", "why"}`, and the
-supervisor alone speaks to the exec's stream. In the varied run the repository goes last on
-the import path, test folders too.
+One line per test goes to the exec's output (fd 1, kept before anything of the repository is
+imported; what tests print goes nowhere): `@@evaluator-rerun <nonce> {"id", "status", "why"}`.
 
-What it imports itself is built in (and `types`, and pytest's `_pytest._version`); the rest only
-where a test or a config file needs it: `inspect` (with `ast`, `dis`, `tokenize`, `enum`),
-`json`, `re` and `configparser` cost more than the rest of the run (`tomllib` imports `re`: only
-a TOML file that may hold pytest's options is parsed). A plain function's parameters are read
-from its code object as `inspect.signature` reads them (a wrapped or partial callable, or one
-with `__signature__`, goes to `inspect` itself); the conf and the lines go through json's C
-half; ini files are read as pytest reads them (iniconfig's rules).
+It starts in a fresh interpreter on every grade whose FAIL_TO_PASS tests passed, so what it
+imports itself is built in (and `types`, and pytest's `_pytest._version`); the rest only where
+a test or a config file needs it: `inspect` (with `ast`, `dis`, `tokenize`, `enum`), `json`,
+`re` and `configparser` cost more than the rest of the run (`tomllib` imports `re`: only a TOML
+file that may hold pytest's options is parsed). A plain function's parameters are read from
+its code object as `inspect.signature` reads them (a wrapped or partial callable, or one with
+`__signature__`, goes to `inspect` itself); the conf and the lines go through json's C half;
+ini files are read as pytest reads them (iniconfig's rules).
 
 pytest's config is found as the task's pytest finds it (its version read from
 `_pytest._version`): upward from the common folder of the test paths on its command line, by
 pytest's precedence in each folder (pytest.toml and .pytest.toml from pytest 9, pytest.ini,
 .pytest.ini, pyproject.toml with its table, tox.ini and setup.cfg with their sections); the
 test ids are its rootdir's, and no conftest above its confcutdir loads. TOML goes through
-`tomllib`; a Python without it (before 3.11) makes the test unrunnable where a file it must
+`tomllib`; a Python without it (before 3.11) makes the re-run unrunnable where a file it must
 read is TOML.
 """
 
@@ -64,7 +63,7 @@ def _dumps(record):
                               for k, v in record.items())
 
 
-CONF = {}  # type: dict # set by main(), as is OUT (the pipe to the supervisor)
+CONF = {}  # type: dict # set by main(), as are OUT (the exec's fd 1) and sys.argv
 OUT = -1
 CUT = None  # pytest's confcutdir: no conftest above it loads (None: every one does)
 SAFE_HOOKS = ("pytest_addoption", "pytest_report_header", "pytest_collection_modifyitems",
@@ -87,7 +86,7 @@ def user(func, *args, **kwargs):
 
 
 def emit(record):
-    os.write(OUT, (_dumps(record) + "\n").encode())
+    os.write(OUT, ("@@evaluator-rerun %s %s\n" % (CONF["nonce"], _dumps(record))).encode())
 
 
 _SPECIAL = ("__wrapped__", "__signature__", "_partialmethod", "__partialmethod__",
@@ -189,10 +188,7 @@ def import_file(path, name_hint=None):
     if parts[-1] == "__init__":
         parts.pop()
     name = ".".join(parts)
-    if CONF.get("varied"):
-        if root not in sys.path:
-            sys.path.append(root)
-    elif not sys.path or sys.path[0] != root:
+    if not sys.path or sys.path[0] != root:
         sys.path.insert(0, root)
     if name == "conftest" or name_hint == "conftest":
         sys.modules.pop(name, None)
@@ -878,22 +874,23 @@ def options(cwd, args):
 
 def main():
     global OUT, CUT
-    CONF.update(_loads(sys.stdin.read()))
-    OUT = int(CONF["fd"])
+    CONF.update(_loads(sys.argv[1]))
+    del sys.argv[1:]
+    OUT = os.dup(1)
     null = os.open(os.devnull, os.O_RDWR)
-    os.dup2(null, 0)
-    root = CONF["root"]
+    os.dup2(null, 1)
+    os.dup2(null, 2)
+    root = os.getcwd()
     reason = CONF.get("unrunnable") or ""
     rootdir, pythonpath, usefixtures = root, [], []
-    # Off the path before pytest's version is read: the working directory (or the script's
-    # folder) comes first, where a patch could add a `_pytest` of its own.
-    sys.path[:] = [p for p in sys.path if p not in ("", ".", root, os.getcwd())]
+    # Off the path before pytest's version is read: `python -c` before 3.11 puts the
+    # working directory first, where a patch could add a `_pytest` of its own.
+    sys.path[:] = [p for p in sys.path if p not in ("", ".", root)]
     try:
         rootdir, CUT, pythonpath, usefixtures = options(root, CONF.get("args", []))
     except Unrunnable as exc:
         reason = reason or str(exc)
-    sys.path[:] = pythonpath + sys.path + [root] if not CONF.get("varied") else (
-        sys.path + pythonpath + [root])
+    sys.path[:] = pythonpath + sys.path + [root]
     by_file = {}  # type: dict
     for t in CONF["tests"]:
         by_file.setdefault(parse_id(t)[0], []).append(t)

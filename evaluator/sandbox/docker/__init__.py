@@ -17,7 +17,6 @@ from evaluator.sandbox.docker._images import EngineImages
 from evaluator.sandbox.docker._leftovers import cleanup_leftovers
 from evaluator.sandbox.docker._overlay import Overlay
 from evaluator.sandbox.docker._sandboxes import DockerSandboxes
-from evaluator.sandbox.docker._stream import run_exec
 
 __all__ = [
     "DISK_ENV",
@@ -33,6 +32,5 @@ __all__ = [
     "apart",
     "cleanup_leftovers",
     "docker_client",
-    "run_exec",
     "sandbox_error",
 ]
