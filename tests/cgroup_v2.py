@@ -25,6 +25,7 @@ its own.
 from __future__ import annotations
 
 import dataclasses
+import errno
 import json
 import os
 import re
@@ -106,8 +107,12 @@ def _spec(path: Path) -> Any:
 def _procs(group: Path) -> list[str]:
     try:
         return (group / "cgroup.procs").read_text().split()
-    except FileNotFoundError:
+    except (FileNotFoundError, ProcessLookupError):
         return []
+    except OSError as exc:  # ENODEV: the group was being removed as it was read (it is empty)
+        if exc.errno == errno.ENODEV:
+            return []
+        raise
 
 
 def guest(work: Path) -> None:
