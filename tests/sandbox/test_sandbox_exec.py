@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import http.client
 import time
+from collections.abc import Callable
 
 import pytest
 
@@ -55,3 +57,24 @@ def test_sandbox_deadline_kills_the_container(
         with pytest.raises(SandboxError, match="sandbox_timeout_s"):
             sb.exec("echo too late")
         assert not running(backend_sandboxes, sb.container_id)
+
+
+def test_a_reply_read_late_loses_no_output(sandboxes: DockerSandboxes, base_image: str,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a loaded machine the harness reads the engine's reply late, so a quick command's
+    whole output comes in the same read as the reply's headers: it must not be dropped (it was:
+    a results file read back empty, exit code 0, and an honest grade called `tampered`)."""
+    with sandboxes.open(base_image, SandboxLimits(), purpose="test") as sb:
+        sb.put_files({"/tmp/results": b'{"id": "t", "status": "passed"}\n'})
+        monkeypatch.setattr(http.client.HTTPResponse, "begin", _late(http.client.HTTPResponse.begin))
+        assert sb.read_file("/tmp/results") == b'{"id": "t", "status": "passed"}\n'
+        r = sb.exec("echo out; echo err >&2")
+    assert (r.exit_code, r.output) == (0, "out\nerr\n")
+
+
+def _late(begin: Callable[[http.client.HTTPResponse], None]
+          ) -> Callable[[http.client.HTTPResponse], None]:
+    def late(self: http.client.HTTPResponse) -> None:
+        time.sleep(0.5)  # long past a quick command's end: its output waits behind the headers
+        begin(self)
+    return late

@@ -17,6 +17,7 @@ from evaluator.sandbox.docker._images import EngineImages
 from evaluator.sandbox.docker._leftovers import cleanup_leftovers
 from evaluator.sandbox.docker._overlay import Overlay
 from evaluator.sandbox.docker._sandboxes import DockerSandboxes
+from evaluator.sandbox.docker._stream import run_exec
 
 __all__ = [
     "DISK_ENV",
@@ -32,5 +33,6 @@ __all__ = [
     "apart",
     "cleanup_leftovers",
     "docker_client",
+    "run_exec",
     "sandbox_error",
 ]

@@ -51,7 +51,8 @@ def run_exec(
     try:
         if stdin is not None:
             _send(raw, stdin, deadline)
-        overran = not _read_frames(raw, out, err, deadline)
+        raw.setblocking(False)
+        overran = not _read_frames(raw, _read_ahead(sock), out, err, deadline)
     finally:
         _close(sock, raw)
     exit_code = _exit_code(api, exec_id, wait_s=0.0 if overran else 5.0)
@@ -67,10 +68,32 @@ def _send(raw: socket.socket, chunks: Iterable[bytes], deadline: float) -> None:
     raw.shutdown(socket.SHUT_WR)
 
 
-def _read_frames(raw: socket.socket, out: Capture, err: Capture, deadline: float) -> bool:
-    """Demultiplex docker's framed stream into the captures; False if the deadline passed."""
-    pending = bytearray()
-    raw.setblocking(False)
+def _read_ahead(sock: Any) -> bytes:
+    """The stream's first bytes, where the engine's reply parser already read them.
+
+    The reply's headers are parsed through a buffered reader over the socket (http.client's),
+    which reads what is there, not only the headers; docker-py then hands out the socket under
+    it. When the harness reads the reply late (a loaded machine) and the command is quick (a
+    `head` of a results file), the command's whole output already sits in that buffer, and
+    reading the socket alone gives nothing, with exit code 0: a file read back empty.
+    Needs the socket non-blocking: with nothing buffered, `read1` then waits for nothing."""
+    response = getattr(sock, "_response", None)
+    reader = getattr(getattr(getattr(response, "raw", None), "_fp", None), "fp", None)
+    read1 = getattr(reader, "read1", None)
+    if read1 is None:
+        return b""
+    try:
+        return bytes(read1(1 << 16) or b"")
+    except (BlockingIOError, InterruptedError, ssl.SSLWantReadError, ValueError):
+        return b""
+
+
+def _read_frames(raw: socket.socket, first: bytes, out: Capture, err: Capture,
+                 deadline: float) -> bool:
+    """Demultiplex docker's framed stream (from `first`, what was read ahead) into the
+    captures; False if the deadline passed. `raw` must be non-blocking."""
+    pending = bytearray(first)
+    _feed(pending, out, err)
     while True:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
@@ -87,13 +110,18 @@ def _read_frames(raw: socket.socket, out: Capture, err: Capture, deadline: float
         if not data:
             return True
         pending += data
-        while len(pending) >= _HEADER.size:
-            stream, size = _HEADER.unpack_from(pending)
-            if len(pending) < _HEADER.size + size:
-                break
-            payload = bytes(pending[_HEADER.size : _HEADER.size + size])
-            del pending[: _HEADER.size + size]
-            (err if stream == _STDERR else out).feed(payload)
+        _feed(pending, out, err)
+
+
+def _feed(pending: bytearray, out: Capture, err: Capture) -> None:
+    """Move every whole frame of `pending` into its capture."""
+    while len(pending) >= _HEADER.size:
+        stream, size = _HEADER.unpack_from(pending)
+        if len(pending) < _HEADER.size + size:
+            return
+        payload = bytes(pending[_HEADER.size : _HEADER.size + size])
+        del pending[: _HEADER.size + size]
+        (err if stream == _STDERR else out).feed(payload)
 
 
 def _close(sock: Any, raw: socket.socket) -> None:

@@ -39,6 +39,7 @@ from __future__ import annotations
 import os
 import resource
 import secrets
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -64,6 +65,7 @@ from evaluator.sandbox.docker import (
     Overlay,
     apart,
     docker_client,
+    run_exec,
 )
 from evaluator.sandbox.podman._host import Host, host_of, podman_client, podman_host
 from evaluator.sandbox.podman._images import copy_image
@@ -210,10 +212,14 @@ class PodmanEngine:
         as the sandbox itself names it (a pid podman reports would be this harness's only where
         both see one PID namespace)."""
         try:
-            done = container.exec_run(["readlink", "/proc/self/ns/pid"], user="0:0")
-        except _ERRORS as e:
+            # Not docker-py's `exec_run`: on a loaded machine it drops a quick command's output
+            # (see `run_exec`).
+            done = run_exec(container.client.api, container.id,
+                            ["readlink", "/proc/self/ns/pid"], deadline=time.monotonic() + 60,
+                            limit=4096, user="0:0")
+        except (*_ERRORS, OSError) as e:
             raise self.error("asking the sandbox for its PID namespace", e) from e
-        said = done.output.decode(errors="replace").strip()
+        said = (done.stdout.value() + done.stderr.value()).decode(errors="replace").strip()
         if done.exit_code != 0 or not said.startswith("pid:["):
             raise SandboxError(f"asking the sandbox for its PID namespace: {said[-300:]}")
         try:
