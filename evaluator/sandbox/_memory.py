@@ -77,6 +77,13 @@ def _first(pid: int) -> bool:
     return False
 
 
+def _started(pid: int) -> str:
+    """When process `pid` started (field 22 of /proc/pid/stat), "" once it is gone."""
+    with contextlib.suppress(OSError, IndexError):
+        return Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[19]
+    return ""
+
+
 def _members(pidns: int) -> list[int]:
     found = []
     with contextlib.suppress(OSError):
@@ -109,9 +116,14 @@ class MemoryWatch:
 
     def __init__(self, name: str, pidns: int, tmpfs: list[str], cap: int) -> None:
         self._name, self._pidns, self._cap, self._tmpfs = name, pidns, cap, tmpfs
-        if not _members(pidns):
+        members = _members(pidns)
+        if not members:
             raise OSError(errno.ESRCH, "no process of its PID namespace is visible here",
                           f"pid:[{pidns}]")
+        # The namespace's PID 1 as (host pid, start time): an inode of a freed namespace is
+        # given to the next one, so a watch that outlived its sandbox would otherwise count,
+        # and kill in, another sandbox with another cap.
+        self._init = next(((p, _started(p)) for p in members if _first(p)), None)
         self._stop = threading.Event()
         threading.Thread(target=self._run, name="sandbox-memory", daemon=True).start()
 
@@ -123,6 +135,9 @@ class MemoryWatch:
             members = _members(self._pidns)
             if not members:
                 return  # the sandbox is gone
+            if self._init is not None and (self._init[0] not in members
+                                           or _started(self._init[0]) != self._init[1]):
+                return  # its PID 1 is gone: the inode now names another sandbox's namespace
             now = held(members, self._tmpfs)
             if now.total > self._cap and now.largest is not None:
                 with contextlib.suppress(OSError):
